@@ -1,0 +1,99 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Every Myeline target is built in the Swift 6 language mode with warnings treated as errors.
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error)
+]
+
+let package = Package(
+    name: "Myeline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "myeline-agent", targets: ["MyelineAgent"]),
+        .executable(name: "myeline-aggregator", targets: ["MyelineAggregator"]),
+        .library(name: "LiveActivity", targets: ["LiveActivity"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(
+            name: "MQTT",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "LiveActivity",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "MyelineAgent",
+            dependencies: [
+                "LiveActivity",
+                "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "MyelineAggregator",
+            dependencies: [
+                "LiveActivity",
+                "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // A tiny MQTT client process for integration tests that must kill a client with SIGKILL.
+        .executableTarget(
+            name: "MQTTProbe",
+            dependencies: [
+                "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "LiveActivity",
+                "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LiveActivityTests",
+            dependencies: ["LiveActivity", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: ["MQTT"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MyelineAgentTests",
+            dependencies: ["MyelineAgent", "MyelineAggregator"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["MQTT", "LiveActivity", "TestSupport", "MQTTProbe"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,30 @@
+import Foundation
+
+extension Command {
+    enum CodingKeys: String, CodingKey {
+        case schema, id, intent, activity, timestamp
+    }
+
+    /// Decodes and checks a command.
+    ///
+    /// - Throws: `DecodingError` naming the key: a missing key, another schema, an `id` not of
+    ///   1-128 characters, an unknown intent or an invalid activity id.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try container.check(.schema, .equal(to: Self.schema))
+        id = try container.decode(.id, Self.idRule)
+        intent = try container.decode(Intent.self, forKey: .intent)
+        activity = try container.decodeIfPresent(.activity, .activityID)
+        timestamp = try container.decode(Date.self, forKey: .timestamp)
+    }
+
+    /// Encodes the command; absent optionals are omitted.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.schema, forKey: .schema)
+        try container.encode(id, forKey: .id)
+        try container.encode(intent, forKey: .intent)
+        try container.encodeIfPresent(activity, forKey: .activity)
+        try container.encode(timestamp, forKey: .timestamp)
+    }
+}

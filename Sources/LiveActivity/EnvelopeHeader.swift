@@ -1,0 +1,55 @@
+/// The routing keys of an activity envelope, decodable without knowing its attributes type: for
+/// receivers that handle several types, or that skip old envelopes before decoding the rest.
+public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
+    /// The schema of activity envelopes, `myeline.activity.v1`.
+    public static let schema = "myeline.activity.v1"
+
+    /// The device the activity runs on (`device`).
+    public let device: DeviceID
+    /// The activity's id (`activity`).
+    public let activity: String
+    /// The attributes type (`attributes-type`), such as `location`.
+    public let attributesType: String
+    /// What happened (`event`).
+    public let event: EnvelopeEvent
+    /// The envelope's position in its activity (`seq`): 1 for the start, +1 per envelope.
+    /// Receivers drop an envelope whose `seq` is not greater than the last one they applied.
+    public let seq: Int
+
+    enum CodingKeys: String, CodingKey {
+        case schema, device, activity, attributesType = "attributes-type", event, seq
+    }
+
+    init(device: DeviceID, activity: String, attributesType: String, event: EnvelopeEvent, seq: Int) {
+        self.device = device
+        self.activity = activity
+        self.attributesType = attributesType
+        self.event = event
+        self.seq = seq
+    }
+
+    /// Decodes and checks the header keys; the other keys are not read.
+    ///
+    /// - Throws: `DecodingError` naming the key: a missing key, another schema, an invalid id,
+    ///   an unknown event or a `seq` below 1.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try container.check(.schema, .equal(to: Self.schema))
+        device = try container.decode(DeviceID.self, forKey: .device)
+        activity = try container.decode(.activity, .activityID)
+        attributesType = try container.decode(.attributesType, .attributesType)
+        event = try container.decode(EnvelopeEvent.self, forKey: .event)
+        seq = try container.decode(.seq, .atLeast(1))
+    }
+
+    /// Encodes the header keys, with `schema`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(Self.schema, forKey: .schema)
+        try container.encode(device, forKey: .device)
+        try container.encode(activity, forKey: .activity)
+        try container.encode(attributesType, forKey: .attributesType)
+        try container.encode(event, forKey: .event)
+        try container.encode(seq, forKey: .seq)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The retained message on `PREFIX/DEVICE/status` (QoS 1): whether the device's agent is online.
+///
+/// The offline message without `since` is also the agent's MQTT will, registered at connect time
+/// and published by the broker when the connection is lost; the time of death is unknown then, so
+/// receivers use the time they received it.
+public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
+    /// The schema of status messages, `myeline.status.v1`.
+    public static let schema = "myeline.status.v1"
+
+    /// Whether the agent is connected.
+    public enum State: String, CaseIterable, Codable, Hashable, Sendable {
+        /// The agent is connected.
+        case online
+        /// The agent stopped or lost its connection.
+        case offline
+
+        /// Decodes the state, naming the accepted values when the string is none of them.
+        public init(from decoder: any Decoder) throws {
+            self = try decoder.decodeWireEnum()
+        }
+    }
+
+    /// Why the agent went offline; receivers must accept values they do not know.
+    public struct Reason: RawRepresentable, Codable, Hashable, Sendable {
+        /// The agent stopped cleanly, `shutdown`.
+        public static let shutdown = Reason(rawValue: "shutdown")
+        /// The connection was lost (the will), `connection-lost`.
+        public static let connectionLost = Reason(rawValue: "connection-lost")
+
+        /// The reason as written on the wire.
+        public let rawValue: String
+
+        /// Wraps a reason as written on the wire.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+    }
+
+    /// The device (`device`).
+    public let device: DeviceID
+    /// Online or offline (`state`).
+    public let state: State
+    /// Since when the state holds (`since`); always set when online, nil in the will.
+    public let since: Date?
+    /// Why the agent is offline (`reason`), if known.
+    public let reason: Reason?
+    /// The agent's version (`version`), such as `0.1.0`.
+    public let version: String
+
+    /// The message of an agent that connected at `since`.
+    public static func online(device: DeviceID, since: Date, version: String = Myeline.version) -> StatusMessage {
+        StatusMessage(device: device, state: .online, since: since, reason: nil, version: version)
+    }
+
+    /// The message of an agent that goes offline cleanly at `since`.
+    public static func offline(
+        device: DeviceID, since: Date, reason: Reason = .shutdown, version: String = Myeline.version
+    ) -> StatusMessage {
+        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version)
+    }
+
+    /// The MQTT will: offline, reason `connection-lost`, without `since`.
+    public static func will(device: DeviceID, version: String = Myeline.version) -> StatusMessage {
+        StatusMessage(device: device, state: .offline, since: nil, reason: .connectionLost, version: version)
+    }
+}

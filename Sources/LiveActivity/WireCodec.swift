@@ -1,0 +1,91 @@
+import Foundation
+
+/// The one JSON codec of every Myeline payload: keys sorted, slashes unescaped, dates as UNIX
+/// epoch seconds (JSON numbers) rounded to milliseconds, absent optionals omitted.
+public enum WireCodec {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode((date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        }
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
+
+    /// Encodes a payload, then checks the result with the receivers' own decoder, so that nothing
+    /// is sent that receivers would reject (such as a latitude of 91).
+    ///
+    /// - Throws: `ActivityError` `.invalidPayload` naming the key and the problem, for example
+    ///   `cannot encode myeline.track.v1 payload: 'latitude': 91 is outside -90...90`.
+    public static func encode<Payload: Codable & WirePayload>(_ payload: Payload) throws(ActivityError) -> Data {
+        do {
+            let data = try encoder.encode(payload)
+            _ = try decoder.decode(Payload.self, from: data)
+            return data
+        } catch {
+            throw ActivityError(.invalidPayload, "cannot encode \(Payload.schema) payload: \(problem(error))")
+        }
+    }
+
+    /// Decodes and checks a payload.
+    ///
+    /// - Throws: `ActivityError` `.invalidPayload` naming the key and the problem, for example
+    ///   `invalid myeline.activity.v1 payload: missing key 'seq'` or
+    ///   `invalid myeline.track.v1 payload: 'latitude': 123.4 is outside -90...90`.
+    public static func decode<Payload: Decodable & WirePayload>(
+        _ type: Payload.Type, from data: Data
+    ) throws(ActivityError) -> Payload {
+        do {
+            return try decoder.decode(type, from: data)
+        } catch {
+            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error))")
+        }
+    }
+
+    /// A one-line explanation of a coding error, naming the key path.
+    private static func problem(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            "missing key '\(path(context.codingPath + [key]))'"
+        case DecodingError.valueNotFound(let type, let context):
+            "\(subject(context.codingPath)) is null; expected \(jsonType(type))"
+        case DecodingError.typeMismatch(let type, let context):
+            "\(subject(context.codingPath)) has the wrong type; expected \(jsonType(type))"
+        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty:
+            context.debugDescription
+        case DecodingError.dataCorrupted(let context):
+            "\(subject(context.codingPath)): \(context.debugDescription)"
+        case EncodingError.invalidValue(_, let context):
+            "\(subject(context.codingPath)): \(context.debugDescription)"
+        default:
+            "\(error)"
+        }
+    }
+
+    /// The quoted key path, such as `'content-state.latitude'`, or "the payload" for the top level.
+    private static func subject(_ codingPath: [any CodingKey]) -> String {
+        codingPath.isEmpty ? "the payload" : "'\(path(codingPath))'"
+    }
+
+    private static func path(_ codingPath: [any CodingKey]) -> String {
+        codingPath.map(\.stringValue).joined(separator: ".")
+    }
+
+    private static func jsonType(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type: "an integer"
+        case is Double.Type: "a number"
+        case is [String: Any].Type: "an object"
+        default: "\(type)"
+        }
+    }
+}

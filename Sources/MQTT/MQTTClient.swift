@@ -1,0 +1,199 @@
+import CMosquitto
+import Logging
+
+/// An MQTT client on libmosquitto, with async publish and subscribe and automatic reconnection.
+///
+/// Use it inside `withClient(configuration:logger:_:)`, which starts it, and disconnects and frees
+/// it when the body returns or throws. The client connects in the background and reconnects after
+/// any loss with `ReconnectBackoff`, resubscribing its subscriptions each time; watch
+/// `connectionEvents` or await `waitUntilConnected()` to follow it. All methods may be called from
+/// any task; libmosquitto's blocking calls run on the client's own network thread, never on Swift's
+/// cooperative pool.
+public final class MQTTClient: Sendable {
+    /// The configuration the client was made with.
+    public let configuration: MQTTConfiguration
+    private let context: ClientContext
+    private let handle: MosquittoHandle
+    private let loop: NetworkLoop
+
+    private init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.context = ClientContext(configuration: configuration, logger: logger)
+        self.handle = try MosquittoHandle(
+            clientID: configuration.clientID, cleanSession: configuration.cleanSession,
+            context: Unmanaged.passUnretained(context).toOpaque())
+        do {
+            try Self.configure(handle, with: configuration)
+        } catch {
+            handle.destroy()
+            throw error
+        }
+        MosquittoCallbacks.install(on: handle)
+        self.loop = NetworkLoop(handle: handle, context: context)
+    }
+
+    /// Runs `body` with a started client, then disconnects cleanly (no will is sent) and frees it.
+    ///
+    /// The body runs at once, connected or not: a tracker must work offline. The client is shut
+    /// down however the body ends, by return, throw or cancellation.
+    /// - Throws: `MQTTError` `.invalidConfiguration` before starting when the configuration or one of
+    ///   its files is invalid; otherwise whatever `body` throws.
+    public static func withClient<Result>(
+        configuration: MQTTConfiguration,
+        logger: Logger,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (MQTTClient) async throws -> sending Result
+    ) async throws -> sending Result {
+        let client = try MQTTClient(configuration: configuration, logger: logger)
+        client.loop.start()
+        let result: Result
+        do {
+            result = try await body(client)
+        } catch {
+            await client.shutDown()
+            throw error
+        }
+        await client.shutDown()
+        return result
+    }
+
+    /// Whether the client is connected to the broker right now.
+    public var isConnected: Bool { context.isConnected }
+
+    /// Messages dropped so far because a subscription's consumer fell behind by more than
+    /// `subscriptionBufferSize` messages.
+    public var droppedMessageCount: Int { context.droppedMessages.load(ordering: .relaxed) }
+
+    /// The connection's changes from now on, starting with `.connected` if it is connected already.
+    ///
+    /// Each access makes a new stream; it finishes when the client shuts down.
+    public var connectionEvents: AsyncStream<MQTTConnectionEvent> { context.makeEventStream() }
+
+    /// Returns once the client is connected.
+    ///
+    /// Network failures are waited through (the client keeps retrying); a failure that needs a person
+    /// (`MQTTError.needsAttention`: the broker refused the credentials, TLS verification failed) is
+    /// thrown, although the client itself keeps retrying in case the broker is fixed.
+    /// - Throws: that `MQTTError`, `.clientShutDown`, or `CancellationError`.
+    public func waitUntilConnected() async throws {
+        for await event in connectionEvents {
+            switch event {
+            case .connected: return
+            case .connectionFailed(let error) where error.needsAttention: throw error
+            case .connectionFailed, .disconnected: continue
+            }
+        }
+        try Task.checkCancellation()
+        throw ClientContext.shutDownError
+    }
+
+    /// Publishes a message.
+    ///
+    /// - QoS 0 returns once libmosquitto has the message; offline, it throws `.notConnected`.
+    /// - QoS 1 and 2 return once the broker acknowledged the message. Offline, libmosquitto keeps the
+    ///   message in memory and sends it after reconnecting, and this call waits until then.
+    ///   Cancelling the wait does not take the message back.
+    /// - Properties are sent with MQTT 5 only.
+    /// - Throws: `MQTTError` (`.invalidTopic`, `.payloadTooLarge`, `.notConnected`, `.publishRefused`
+    ///   with the broker's reason, `.clientShutDown`), or `CancellationError`.
+    public func publish(
+        _ topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
+        properties: MQTTPublishProperties = MQTTPublishProperties()
+    ) async throws {
+        try MQTTTopic.validate(publishTopic: topic)
+        var mid: Int32 = 0
+        let rc = try MosquittoProperties.with(properties, protocolVersion: configuration.protocolVersion) {
+            list throws(MQTTError) in
+            payload.withUnsafeBytes { bytes in
+                mosquitto_publish_v5(
+                    handle.pointer, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain, list)
+            }
+        }
+        let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && qos != .atMostOnce
+        if qos == .atMostOnce || (rc != MOSQ_ERR_SUCCESS.rawValue && !queuedOffline) {
+            context.ignoreAcknowledgement(of: mid)
+            try MQTTError.check(rc, "cannot publish to \(topic)")
+            return
+        }
+        guard case .published(let reasonCode) = try await context.acknowledgement(of: mid) else { return }
+        if reasonCode >= 0x80 {
+            throw MQTTError(
+                .publishRefused,
+                "broker refused the message to \(topic): \(String(cString: mosquitto_reason_string(reasonCode)))")
+        }
+    }
+
+    /// Subscribes to topic filters; the returned sequence yields every matching message.
+    ///
+    /// Returns once the broker acknowledged every filter, or at once when offline: the filters are
+    /// sent as soon as the client connects, and again after every reconnection. Retained messages
+    /// arrive first, flagged `retain`. Ending the iteration (or dropping the sequence) unsubscribes
+    /// the filters no other subscription uses.
+    /// - Throws: `MQTTError` `.invalidTopic` for a bad filter, `.subscriptionRefused` when the broker
+    ///   refuses one (for example by its ACL), `.clientShutDown`; or `CancellationError`.
+    public func subscribe(to filters: [String], qos: MQTTQoS = .atLeastOnce) async throws -> MQTTSubscription {
+        for filter in filters { try MQTTTopic.validate(filter: filter) }
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(configuration.subscriptionBufferSize))
+        let id = try context.addSubscription(filters: filters, qos: qos, continuation: continuation)
+        continuation.onTermination = { [context, handle] _ in
+            for filter in context.removeSubscription(id) {
+                var mid: Int32 = 0
+                _ = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter, nil)
+                context.ignoreAcknowledgement(of: mid)
+            }
+        }
+        for filter in filters {
+            var mid: Int32 = 0
+            let rc = mosquitto_subscribe_v5(handle.pointer, &mid, filter, qos.rawValue, 0, nil)
+            if rc == MOSQ_ERR_NO_CONN.rawValue { break }
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                continuation.finish()
+                try MQTTError.check(rc, "cannot subscribe to \(filter)")
+                break
+            }
+            guard case .subscribed(let granted) = try await context.acknowledgement(of: mid) else { continue }
+            if let failure = granted.first(where: { $0 >= 0x80 }) {
+                continuation.finish()
+                throw MQTTError(
+                    .subscriptionRefused,
+                    "broker refused the subscription to \(filter): \(String(cString: mosquitto_reason_string(failure)))"
+                )
+            }
+        }
+        return MQTTSubscription(stream: stream)
+    }
+
+    private func shutDown() async {
+        await loop.stop()
+        context.shutDown()
+        handle.destroy()
+    }
+
+    private static func configure(_ handle: MosquittoHandle, with configuration: MQTTConfiguration) throws(MQTTError) {
+        let mosq = handle.pointer
+        let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try MQTTError.check(
+            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "cannot set the protocol")
+        try MQTTError.check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "cannot set TCP_NODELAY")
+        if let credentials = configuration.credentials {
+            try MQTTError.check(
+                mosquitto_username_pw_set(mosq, credentials.username, credentials.password),
+                "invalid username \"\(credentials.username)\"")
+        }
+        if let will = configuration.will {
+            var list = try MosquittoProperties.make(will.properties, protocolVersion: configuration.protocolVersion)
+            let rc = will.payload.withUnsafeBytes { bytes in
+                mosquitto_will_set_v5(
+                    mosq, will.topic, Int32(bytes.count), bytes.baseAddress, will.qos.rawValue, will.retain, list)
+            }
+            // On success libmosquitto owns the property list; on failure it is ours to free.
+            if rc != MOSQ_ERR_SUCCESS.rawValue { mosquitto_property_free_all(&list) }
+            try MQTTError.check(rc, "invalid will on \(will.topic)")
+        }
+        if configuration.broker.usesTLS {
+            try TLSFiles.configure(mosq, with: configuration.tls)
+        }
+    }
+}

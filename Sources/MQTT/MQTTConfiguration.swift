@@ -1,0 +1,163 @@
+/// Everything an `MQTTClient` needs to know before it connects.
+///
+/// A plain value with sensible defaults; only the broker address has none.
+public struct MQTTConfiguration: Sendable {
+    /// Where the broker listens.
+    public var broker: BrokerAddress
+    /// The MQTT client identifier; unique per broker (a second client with the same id takes over).
+    public var clientID: String
+    /// The keep-alive interval: the broker drops the client (and sends its will) after 1.5 times this
+    /// without traffic. Whole seconds, at least 5.
+    public var keepAlive: Duration
+    /// The protocol version; MQTT 5 unless a broker needs 3.1.1.
+    public var protocolVersion: MQTTProtocolVersion
+    /// Whether the broker should forget the session (subscriptions, queued messages) on connect.
+    public var cleanSession: Bool
+    /// Username and password, or `nil` for anonymous access.
+    public var credentials: MQTTCredentials?
+    /// TLS files; used (and required to verify) for `mqtts://` brokers.
+    public var tls: MQTTTLSConfiguration
+    /// The message the broker publishes on the client's behalf when it goes away without a DISCONNECT.
+    public var will: MQTTWill?
+    /// How long to wait between connection attempts.
+    public var reconnect: ReconnectBackoff
+    /// How many received messages each subscription buffers before it drops the oldest (counted).
+    public var subscriptionBufferSize: Int
+
+    /// Creates a configuration for a broker, with defaults for everything else.
+    public init(
+        broker: BrokerAddress,
+        clientID: String,
+        keepAlive: Duration = .seconds(30),
+        protocolVersion: MQTTProtocolVersion = .v5,
+        cleanSession: Bool = true,
+        credentials: MQTTCredentials? = nil,
+        tls: MQTTTLSConfiguration = MQTTTLSConfiguration(),
+        will: MQTTWill? = nil,
+        reconnect: ReconnectBackoff = ReconnectBackoff(),
+        subscriptionBufferSize: Int = 65_536
+    ) {
+        self.broker = broker
+        self.clientID = clientID
+        self.keepAlive = keepAlive
+        self.protocolVersion = protocolVersion
+        self.cleanSession = cleanSession
+        self.credentials = credentials
+        self.tls = tls
+        self.will = will
+        self.reconnect = reconnect
+        self.subscriptionBufferSize = subscriptionBufferSize
+    }
+
+    /// Checks the values that libmosquitto would otherwise reject later, or silently.
+    ///
+    /// - Throws: `MQTTError` `.invalidConfiguration` naming the value and the fix.
+    public func validate() throws(MQTTError) {
+        let bytes = clientID.utf8.count
+        guard (1...65_535).contains(bytes), !clientID.contains("\0") else {
+            throw MQTTError(.invalidConfiguration, "invalid client id \"\(clientID)\": use 1 to 65535 bytes of UTF-8")
+        }
+        guard keepAlive >= .seconds(5), keepAlive <= .seconds(65_535) else {
+            throw MQTTError(.invalidConfiguration, "invalid keep-alive \(keepAlive): use 5 to 65535 seconds")
+        }
+        guard subscriptionBufferSize > 0 else {
+            throw MQTTError(
+                .invalidConfiguration,
+                "invalid subscription buffer size \(subscriptionBufferSize): use a positive number of messages")
+        }
+        if case .unix = broker.transport, tls.isConfigured {
+            throw MQTTError(
+                .invalidConfiguration,
+                "TLS files are set for the unix socket broker \(broker): TLS needs an mqtts:// broker URL")
+        }
+        if case .tcp = broker.transport, tls.isConfigured {
+            throw MQTTError(
+                .invalidConfiguration,
+                "TLS files are set but the broker URL \(broker) is plain mqtt://: use mqtts:// to connect with TLS")
+        }
+        try reconnect.validate()
+        if let will { try MQTTTopic.validate(publishTopic: will.topic) }
+    }
+}
+
+/// The MQTT protocol version spoken to the broker.
+public enum MQTTProtocolVersion: String, Hashable, Sendable, CaseIterable {
+    /// MQTT 5.0: reason codes, message properties (content type, expiry).
+    case v5 = "5"
+    /// MQTT 3.1.1, for older brokers; message properties are not sent.
+    case v311 = "3.1.1"
+}
+
+/// MQTT quality of service.
+public enum MQTTQoS: Int32, Hashable, Sendable, CaseIterable {
+    /// At most once: no acknowledgement, lost when offline.
+    case atMostOnce = 0
+    /// At least once: acknowledged by the broker, resent until it is; duplicates are possible.
+    case atLeastOnce = 1
+    /// Exactly once: a four-way handshake with the broker.
+    case exactlyOnce = 2
+}
+
+/// The message a broker publishes for a client that disappears without disconnecting.
+public struct MQTTWill: Hashable, Sendable {
+    /// The topic of the will; a publish topic (no wildcards).
+    public var topic: String
+    /// The payload, as bytes.
+    public var payload: [UInt8]
+    /// The will's quality of service.
+    public var qos: MQTTQoS
+    /// Whether the broker keeps the will as the topic's retained message.
+    public var retain: Bool
+    /// MQTT 5 properties of the will (content type, expiry); ignored with 3.1.1.
+    public var properties: MQTTPublishProperties
+
+    /// Creates a will.
+    public init(
+        topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = true,
+        properties: MQTTPublishProperties = MQTTPublishProperties()
+    ) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.properties = properties
+    }
+}
+
+/// MQTT 5 properties of a published message. Both are dropped when speaking MQTT 3.1.1.
+public struct MQTTPublishProperties: Hashable, Sendable {
+    /// The payload's media type, such as `application/json`.
+    public var contentType: String?
+    /// How long, in whole seconds, the broker keeps the message for subscribers that have not
+    /// received it yet; `nil` keeps it indefinitely.
+    public var messageExpiry: UInt32?
+
+    /// Creates a set of properties.
+    public init(contentType: String? = nil, messageExpiry: UInt32? = nil) {
+        self.contentType = contentType
+        self.messageExpiry = messageExpiry
+    }
+
+    /// Whether any property is set.
+    var isEmpty: Bool { contentType == nil && messageExpiry == nil }
+}
+
+/// Files for TLS. Certificate verification is always on: there is no option to turn it off.
+public struct MQTTTLSConfiguration: Hashable, Sendable {
+    /// PEM file of the certificate authorities to trust; `nil` trusts the system's (`/etc/ssl/certs`).
+    public var caFile: String?
+    /// PEM file of the client certificate, for brokers that require one; needs `keyFile`.
+    public var certificateFile: String?
+    /// PEM file of the client certificate's private key; needs `certificateFile`.
+    public var keyFile: String?
+
+    /// Creates a TLS configuration.
+    public init(caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil) {
+        self.caFile = caFile
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+    }
+
+    /// Whether any TLS file is set.
+    public var isConfigured: Bool { caFile != nil || certificateFile != nil || keyFile != nil }
+}

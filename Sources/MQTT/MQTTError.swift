@@ -1,0 +1,113 @@
+import CMosquitto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one error type of the MQTT module.
+///
+/// `code` says what kind of failure it was, for callers that branch on it; `message` is the
+/// human-readable text, with libmosquitto's own wording where the failure came from it
+/// (`mosquitto_strerror`, `mosquitto_connack_string`, `mosquitto_reason_string`).
+public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure; an extensible set of values rather than a closed enum.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable {
+            case invalidConfiguration, connectionRefused, tls, notConnected, connectionLost,
+                network, publishRefused, subscriptionRefused, invalidTopic, payloadTooLarge,
+                clientShutDown, library
+        }
+        private let value: Value
+
+        /// A configuration value is wrong (broker URL, credentials, files); the message names it.
+        public static let invalidConfiguration = Code(value: .invalidConfiguration)
+        /// The broker answered CONNECT with a refusal (bad credentials, not authorised, ...).
+        public static let connectionRefused = Code(value: .connectionRefused)
+        /// TLS failed: handshake, certificate verification or a TLS file the library rejected.
+        public static let tls = Code(value: .tls)
+        /// A QoS 0 message could not be sent because the client is offline.
+        public static let notConnected = Code(value: .notConnected)
+        /// An established connection was lost.
+        public static let connectionLost = Code(value: .connectionLost)
+        /// The broker could not be reached (lookup failed, connection refused, unreachable).
+        public static let network = Code(value: .network)
+        /// The broker answered a QoS 1/2 publish with a failure reason code (MQTT v5).
+        public static let publishRefused = Code(value: .publishRefused)
+        /// The broker refused a subscription filter (SUBACK failure).
+        public static let subscriptionRefused = Code(value: .subscriptionRefused)
+        /// A topic or filter is not valid MQTT (empty, wildcard in a publish topic, bad UTF-8).
+        public static let invalidTopic = Code(value: .invalidTopic)
+        /// The payload exceeds MQTT's 268,435,455-byte limit or the broker's maximum packet size.
+        public static let payloadTooLarge = Code(value: .payloadTooLarge)
+        /// The client was shut down while the operation was waiting.
+        public static let clientShutDown = Code(value: .clientShutDown)
+        /// Any other libmosquitto failure.
+        public static let library = Code(value: .library)
+
+        public var description: String { value.rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A readable explanation that names the value at fault and, where there is one, the fix.
+    public var message: String
+
+    /// Creates an error with a code and a readable message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// Whether retrying the same connection is unlikely to help until someone changes the
+    /// configuration or the broker: refusals and TLS failures, as opposed to network trouble.
+    public var needsAttention: Bool {
+        code == .connectionRefused || code == .tls || code == .invalidConfiguration
+    }
+}
+
+extension MQTTError {
+    /// Maps a libmosquitto return code to an error, or `nil` for success.
+    ///
+    /// `MOSQ_ERR_ERRNO` is resolved through `errno`, which the caller must not have disturbed.
+    static func from(returnCode rc: Int32, context: String) -> MQTTError? {
+        guard rc != MOSQ_ERR_SUCCESS.rawValue else { return nil }
+        let text: String
+        if rc == MOSQ_ERR_ERRNO.rawValue {
+            text = String(cString: strerror(errno))
+        } else {
+            text = String(cString: mosquitto_strerror(rc))
+        }
+        return MQTTError(code(for: rc), "\(context): \(text)")
+    }
+
+    /// Throws the error for a libmosquitto return code unless it is success.
+    static func check(_ rc: Int32, _ context: @autoclosure () -> String) throws(MQTTError) {
+        if let error = from(returnCode: rc, context: context()) { throw error }
+    }
+
+    private static func code(for rc: Int32) -> Code {
+        switch mosq_err_t(rawValue: rc) {
+        case MOSQ_ERR_NO_CONN: .notConnected
+        case MOSQ_ERR_CONN_LOST, MOSQ_ERR_KEEPALIVE: .connectionLost
+        case MOSQ_ERR_CONN_REFUSED, MOSQ_ERR_AUTH: .connectionRefused
+        case MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE, MOSQ_ERR_OCSP: .tls
+        case MOSQ_ERR_ERRNO, MOSQ_ERR_EAI, MOSQ_ERR_LOOKUP, MOSQ_ERR_TIMEOUT, MOSQ_ERR_PROXY: .network
+        case MOSQ_ERR_INVAL, MOSQ_ERR_MALFORMED_UTF8: .invalidTopic
+        case MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_OVERSIZE_PACKET: .payloadTooLarge
+        default: .library
+        }
+    }
+
+    /// The broker's refusal of a CONNECT, in libmosquitto's words for the protocol in use.
+    static func connectionRefused(reasonCode: Int32, protocolVersion: MQTTProtocolVersion) -> MQTTError {
+        let text =
+            switch protocolVersion {
+            case .v5: String(cString: mosquitto_reason_string(reasonCode))
+            case .v311: String(cString: mosquitto_connack_string(reasonCode))
+            }
+        return MQTTError(.connectionRefused, "broker refused the connection: \(text) (reason code \(reasonCode))")
+    }
+}

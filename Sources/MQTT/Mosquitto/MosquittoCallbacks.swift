@@ -1,0 +1,51 @@
+import CMosquitto
+
+/// libmosquitto's callbacks, as C function pointers that find their `ClientContext` through the
+/// user pointer given to `mosquitto_new`. They all run on the client's network thread.
+enum MosquittoCallbacks {
+    static func install(on handle: MosquittoHandle) {
+        mosquitto_connect_v5_callback_set(handle.pointer) { mosq, user, reasonCode, flags, _ in
+            guard let mosq else { return }
+            clientContext(user).didReceiveConnack(
+                reasonCode: reasonCode, sessionPresent: flags & 1 != 0, handle: mosq)
+        }
+        mosquitto_publish_v5_callback_set(handle.pointer) { _, user, mid, reasonCode, _ in
+            clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.published(reasonCode: reasonCode))
+        }
+        mosquitto_subscribe_v5_callback_set(handle.pointer) { _, user, mid, count, granted, _ in
+            let qos = (0..<Int(count)).map { granted?[$0] ?? 0x80 }
+            clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.subscribed(grantedQoS: qos))
+        }
+        mosquitto_message_v5_callback_set(handle.pointer) { _, user, message, properties in
+            guard let message = message?.pointee, let topic = message.topic else { return }
+            let payload: [UInt8] =
+                if let bytes = message.payload, message.payloadlen > 0 {
+                    Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+                } else {
+                    []
+                }
+            clientContext(user).deliver(
+                MQTTMessage(
+                    topic: String(cString: topic), payload: payload,
+                    qos: MQTTQoS(rawValue: message.qos) ?? .atMostOnce, retain: message.retain,
+                    properties: MosquittoProperties.read(properties)))
+        }
+        mosquitto_log_callback_set(handle.pointer) { _, user, level, text in
+            guard let text else { return }
+            let line = String(cString: text)
+            let context = clientContext(user)
+            if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
+                context.recordLibraryError(line)
+                context.logger.debug("mqtt.library", metadata: ["mqtt.log": "\(line)"])
+            } else {
+                context.logger.trace("mqtt.library", metadata: ["mqtt.log": "\(line)"])
+            }
+        }
+    }
+}
+
+/// The `ClientContext` behind a callback's user pointer, which `MQTTClient` keeps alive until the
+/// handle is destroyed.
+private func clientContext(_ user: UnsafeMutableRawPointer?) -> ClientContext {
+    Unmanaged<ClientContext>.fromOpaque(user!).takeUnretainedValue()
+}

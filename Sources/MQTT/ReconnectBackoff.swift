@@ -1,0 +1,73 @@
+/// Exponential backoff with jitter between connection attempts.
+///
+/// The n-th consecutive failure waits `min(initialDelay × multiplierⁿ⁻¹, maximumDelay)`, then
+/// scaled by a random factor in `1 ± jitter`, so that a thousand trackers cut off by the same broker
+/// restart do not all come back in the same second. A successful connection resets the count.
+public struct ReconnectBackoff: Hashable, Sendable {
+    /// The wait after the first failure, before jitter.
+    public var initialDelay: Duration
+    /// The longest wait, before jitter.
+    public var maximumDelay: Duration
+    /// How much each further failure multiplies the wait.
+    public var multiplier: Double
+    /// The spread of the random factor: 0.25 means each wait is 75 % to 125 % of the nominal one.
+    public var jitter: Double
+
+    /// Creates a backoff; the defaults double from 1 s to 60 s with ±25 % jitter.
+    public init(
+        initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(60), multiplier: Double = 2,
+        jitter: Double = 0.25
+    ) {
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+        self.multiplier = multiplier
+        self.jitter = jitter
+    }
+
+    /// The nominal wait after `failures` consecutive failures (1 or more), before jitter.
+    public func nominalDelay(afterFailures failures: Int) -> Duration {
+        let initial = initialDelay.seconds
+        let maximum = maximumDelay.seconds
+        var delay = initial
+        var step = 1
+        while step < failures, delay < maximum {
+            delay *= multiplier
+            step += 1
+        }
+        return .seconds(min(delay, maximum))
+    }
+
+    /// The wait after `failures` consecutive failures, with `unitRandom` (0 ..< 1) choosing the jitter.
+    public func delay(afterFailures failures: Int, unitRandom: Double) -> Duration {
+        let factor = 1 + jitter * (2 * unitRandom - 1)
+        return .seconds(nominalDelay(afterFailures: failures).seconds * factor)
+    }
+
+    /// The wait after `failures` consecutive failures, with jitter from `generator`.
+    public func delay(afterFailures failures: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        delay(afterFailures: failures, unitRandom: Double.random(in: 0..<1, using: &generator))
+    }
+
+    func validate() throws(MQTTError) {
+        guard initialDelay > .zero, maximumDelay >= initialDelay else {
+            throw MQTTError(
+                .invalidConfiguration,
+                "invalid reconnect delays \(initialDelay) to \(maximumDelay): the first must be positive and not above the maximum"
+            )
+        }
+        guard multiplier >= 1, multiplier.isFinite else {
+            throw MQTTError(.invalidConfiguration, "invalid reconnect multiplier \(multiplier): use 1 or more")
+        }
+        guard (0...0.9).contains(jitter) else {
+            throw MQTTError(.invalidConfiguration, "invalid reconnect jitter \(jitter): use a fraction from 0 to 0.9")
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

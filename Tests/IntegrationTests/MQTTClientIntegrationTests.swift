@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import MQTT
+import Testing
+import TestSupport
+
+/// The MQTT client against a real, private mosquitto.
+@Suite(.timeLimit(.minutes(2)))
+struct MQTTClientIntegrationTests {
+    /// Fast retries, so that a reconnection test takes a fraction of a second, not the default 1 s.
+    static let quickBackoff = ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400))
+
+    static func configuration(
+        _ broker: TestBroker, _ name: String, protocolVersion: MQTTProtocolVersion = .v5
+    ) -> MQTTConfiguration {
+        MQTTConfiguration(
+            broker: broker.address, clientID: "\(name)-\(UUID().uuidString.prefix(8))",
+            protocolVersion: protocolVersion, reconnect: quickBackoff)
+    }
+
+    static let logger = Logger(label: "test")
+
+    /// A topic prefix of its own for each test, so that no test sees another's messages.
+    static func uniquePrefix() -> String { "test-\(UUID().uuidString.prefix(8).lowercased())" }
+
+    @Test(arguments: MQTTProtocolVersion.allCases)
+    func publishAndSubscribeRoundTrip(protocolVersion: MQTTProtocolVersion) async throws {
+        let prefix = Self.uniquePrefix()
+        try await TestBroker.with { broker in
+            try await MQTTClient.withClient(
+                configuration: Self.configuration(broker, "round-trip", protocolVersion: protocolVersion),
+                logger: Self.logger
+            ) { client in
+                try await client.waitUntilConnected()
+                let subscription = try await client.subscribe(to: ["\(prefix)/+/data"])
+                let properties = MQTTPublishProperties(contentType: "application/json", messageExpiry: 600)
+                for qos in MQTTQoS.allCases {
+                    try await client.publish(
+                        "\(prefix)/\(qos.rawValue)/data", payload: Array("{\"qos\":\(qos.rawValue)}".utf8), qos: qos,
+                        properties: properties)
+                }
+                var iterator = subscription.makeAsyncIterator()
+                for qos in MQTTQoS.allCases {
+                    let message = try #require(await iterator.next())
+                    #expect(message.topic == "\(prefix)/\(qos.rawValue)/data")
+                    #expect(String(decoding: message.payload, as: UTF8.self) == "{\"qos\":\(qos.rawValue)}")
+                    #expect(message.retain == false)
+                    let expected = protocolVersion == .v5 ? properties : MQTTPublishProperties()
+                    #expect(message.properties.contentType == expected.contentType)
+                    // The broker counts the expiry down while the message waits, so it may arrive lower.
+                    #expect((message.properties.messageExpiry ?? 0) <= (expected.messageExpiry ?? 0))
+                    #expect((message.properties.messageExpiry == nil) == (expected.messageExpiry == nil))
+                }
+            }
+        }
+    }
+
+    @Test func retainedMessageReachesALateSubscriber() async throws {
+        let topic = "\(Self.uniquePrefix())/device/status"
+        try await TestBroker.with { broker in
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "publisher"), logger: Self.logger) {
+                publisher in
+                try await publisher.waitUntilConnected()
+                try await publisher.publish(topic, payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
+            }
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "late"), logger: Self.logger) {
+                late in
+                let subscription = try await late.subscribe(to: [topic])
+                var iterator = subscription.makeAsyncIterator()
+                let message = try #require(await iterator.next())
+                #expect(message.retain)
+                #expect(message.payload == Array("online".utf8))
+            }
+        }
+    }
+
+    @Test func willIsPublishedWhenAClientProcessIsKilled() async throws {
+        let topic = "\(Self.uniquePrefix())/probe/status"
+        try await TestBroker.with { broker in
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "watcher"), logger: Self.logger) {
+                watcher in
+                let subscription = try await watcher.subscribe(to: [topic])
+                let probe = try TestProcess(
+                    name: "MQTTProbe", executable: try builtProductPath("MQTTProbe"),
+                    arguments: ["\(broker.address)", "probe-\(UUID().uuidString.prefix(8))", topic, "offline"])
+                try await probe.waitForLine(containing: "connected")
+                probe.signal(SIGKILL)
+                try await probe.waitForExit()
+                var iterator = subscription.makeAsyncIterator()
+                let will = try #require(await iterator.next())
+                #expect(will.topic == topic)
+                #expect(will.payload == Array("offline".utf8))
+            }
+        }
+    }
+
+    @Test func reconnectsAndResubscribesAfterTheBrokerIsKilled() async throws {
+        let prefix = Self.uniquePrefix()
+        try await TestBroker.with { broker in
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "survivor"), logger: Self.logger) {
+                client in
+                let events = client.connectionEvents
+                var eventIterator = events.makeAsyncIterator()
+                #expect(await eventIterator.next() == .connected(sessionPresent: false))
+                let subscription = try await client.subscribe(to: ["\(prefix)/#"])
+
+                await broker.kill()
+                guard case .disconnected(let error) = await eventIterator.next() else {
+                    Issue.record("expected a disconnection after the broker was killed")
+                    return
+                }
+                #expect(error?.code == .connectionLost)
+                // A QoS 1 message published while offline is kept and sent after reconnecting.
+                let offlinePublish = Task {
+                    try await client.publish(
+                        "\(prefix)/queued", payload: Array("kept".utf8), qos: .atLeastOnce, retain: true)
+                }
+
+                try await broker.start()
+                while let event = await eventIterator.next() {
+                    if case .connected = event { break }
+                }
+                try await offlinePublish.value
+
+                try await MQTTClient.withClient(configuration: Self.configuration(broker, "other"), logger: Self.logger) {
+                    other in
+                    try await other.waitUntilConnected()
+                    try await other.publish("\(prefix)/after", payload: Array("hello again".utf8))
+                }
+                var iterator = subscription.makeAsyncIterator()
+                var received: [String: String] = [:]
+                while received.count < 2, let message = await iterator.next() {
+                    received[message.topic] = String(decoding: message.payload, as: UTF8.self)
+                }
+                #expect(received == ["\(prefix)/queued": "kept", "\(prefix)/after": "hello again"])
+            }
+        }
+    }
+
+    @Test func tlsWithAThrowawayCertificateAuthority() async throws {
+        try await withTemporaryDirectory { directory in
+            let certificates = try await TestCertificates.make(in: directory)
+            try await TestBroker.with(listener: .tls(certificates, requireClientCertificate: true)) { broker in
+                var configuration = Self.configuration(broker, "tls")
+                configuration.tls = MQTTTLSConfiguration(
+                    caFile: certificates.caFile, certificateFile: certificates.clientCertificateFile,
+                    keyFile: certificates.clientKeyFile)
+                let topic = "\(Self.uniquePrefix())/tls"
+                try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { client in
+                    try await client.waitUntilConnected()
+                    let subscription = try await client.subscribe(to: [topic])
+                    try await client.publish(topic, payload: Array("secret".utf8))
+                    var iterator = subscription.makeAsyncIterator()
+                    #expect(try #require(await iterator.next()).payload == Array("secret".utf8))
+                }
+            }
+        }
+    }
+
+    @Test func tlsRefusesABrokerSignedByAnotherAuthority() async throws {
+        try await withTemporaryDirectory { directory in
+            let brokerCertificates = try await TestCertificates.make(in: directory, prefix: "real")
+            let otherCertificates = try await TestCertificates.make(in: directory, prefix: "other")
+            try await TestBroker.with(listener: .tls(brokerCertificates, requireClientCertificate: false)) { broker in
+                var configuration = Self.configuration(broker, "wrong-ca")
+                configuration.tls = MQTTTLSConfiguration(caFile: otherCertificates.caFile)
+                try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { client in
+                    let error = await #expect(throws: MQTTError.self) { try await client.waitUntilConnected() }
+                    #expect(error?.code == .tls)
+                    #expect(error?.message.contains("certificate verify failed") == true, "\(String(describing: error))")
+                    #expect(!client.isConnected)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: MQTTProtocolVersion.allCases)
+    func wrongPasswordGivesAClearError(protocolVersion: MQTTProtocolVersion) async throws {
+        try await TestBroker.with(users: ["tracker": "right horse battery"]) { broker in
+            var configuration = Self.configuration(broker, "intruder", protocolVersion: protocolVersion)
+            configuration.credentials = MQTTCredentials(username: "tracker", password: "wrong")
+            try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { client in
+                let error = await #expect(throws: MQTTError.self) { try await client.waitUntilConnected() }
+                #expect(error?.code == .connectionRefused)
+                let expected =
+                    protocolVersion == .v5 ? "Not authorized" : "Connection Refused: not authorised"
+                #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
+            }
+            configuration.credentials = MQTTCredentials(username: "tracker", password: "right horse battery")
+            try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { client in
+                try await client.waitUntilConnected()
+                #expect(client.isConnected)
+            }
+        }
+    }
+
+    @Test func publishingToAnInvalidTopicFailsWithoutCrashing() async throws {
+        try await TestBroker.with { broker in
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "invalid"), logger: Self.logger) {
+                client in
+                try await client.waitUntilConnected()
+                let error = await #expect(throws: MQTTError.self) {
+                    try await client.publish("fleet/+/status", payload: [])
+                }
+                #expect(error?.code == .invalidTopic)
+                #expect(error?.message.contains("fleet/+/status") == true)
+                // The client is still usable afterwards.
+                try await client.publish("fleet/ok/status", payload: [], qos: .atLeastOnce)
+            }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import LiveActivity
+import TestSupport
+import Testing
+
+/// The center's registry, limits and run loop; the run loop is observed through the manual
+/// clock's sleepers and the activities' streams, never through time.
+@Suite("ActivityCenter", .timeLimit(.minutes(1)))
+struct ActivityCenterTests {
+    typealias State = LocationActivityAttributes.ContentState
+
+    @Test("the maximum counts ended activities until they are dismissed")
+    func tooManyActivities() throws {
+        let (center, clock) = Fixtures.center(maximumActivities: 2)
+        let first = try Fixtures.startActivity(in: center, id: "trip-1")
+        _ = try Fixtures.startActivity(in: center, id: "trip-2")
+
+        let refused = #expect(throws: ActivityError.self) { try Fixtures.startActivity(in: center, id: "trip-3") }
+        #expect(refused?.code == .tooManyActivities)
+        #expect(refused?.message == "cannot start activity \"trip-3\": 2 activities are live, the maximum is 2")
+
+        try first.end(nil)
+        #expect(throws: ActivityError.self) { try Fixtures.startActivity(in: center, id: "trip-3") }
+        clock.advance(by: 4 * 3600)
+        let third = try Fixtures.startActivity(in: center, id: "trip-3")
+
+        #expect(first.activityState == .dismissed, "request applies time first")
+        #expect(center.activities(of: LocationActivityAttributes.self).map(\.id) == ["trip-2", "trip-3"])
+        #expect(third.activityState == .active)
+    }
+
+    @Test("ids must be valid and unique among live activities")
+    func activityIDs() throws {
+        let (center, _) = Fixtures.center()
+        let first = try Fixtures.startActivity(in: center, id: "trip-1")
+
+        let duplicate = #expect(throws: ActivityError.self) { try Fixtures.startActivity(in: center, id: "trip-1") }
+        let invalid = #expect(throws: ActivityError.self) { try Fixtures.startActivity(in: center, id: "Trip/1") }
+        try first.end(nil, dismissalPolicy: .immediate)
+
+        #expect(duplicate?.code == .duplicateActivityID)
+        #expect(duplicate?.message == "cannot start activity \"trip-1\": one with that id is live")
+        #expect(invalid?.code == .invalidActivityID)
+        #expect(invalid?.message == "invalid activity id \"Trip/1\": \(Fixtures.idRule)")
+        #expect(
+            try Fixtures.startActivity(in: center, id: "trip-1").activityState == .active, "reusable once dismissed")
+    }
+
+    @Test("activities(of:) lists the live activities of one attributes type")
+    func activitiesOfType() throws {
+        let (center, _) = Fixtures.center()
+        let location = try Fixtures.startActivity(in: center)
+        let timer = try center.request(
+            attributes: TimerAttributes(label: "break"),
+            content: ActivityContent(state: TimerAttributes.ContentState(seconds: 900), staleDate: nil))
+
+        #expect(center.activities(of: LocationActivityAttributes.self).map(\.id) == [location.id])
+        #expect(center.activities(of: TimerAttributes.self).map(\.id) == [timer.id])
+    }
+
+    @Test("run() sleeps until the earliest deadline, wakes early for changes, and applies time")
+    func runLoop() async throws {
+        let (center, clock) = Fixtures.center()
+        let staleDate = Fixtures.t0.addingTimeInterval(60)
+        let activity = try Fixtures.startActivity(in: center, staleDate: staleDate)
+        let states = activity.activityStateUpdates
+
+        try await withThrowingTaskGroup { group in
+            group.addTask { try await center.run() }
+
+            try await clock.waitForSleeper(until: staleDate)
+            let earlier = Fixtures.t0.addingTimeInterval(30)
+            try activity.update(ActivityContent(state: State(), staleDate: earlier))
+            try await clock.waitForSleeper(until: earlier)
+            clock.advance(by: 30)
+            #expect(await states.first(1) == [.stale])
+
+            try activity.end(nil)
+            let dismissal = clock.now.addingTimeInterval(4 * 3600)
+            try await clock.waitForSleeper(until: dismissal)
+            clock.set(to: dismissal)
+            #expect(await states.collect() == [.ended, .dismissed])
+
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+        #expect(clock.sleeperDeadlines.isEmpty, "a cancelled run() leaves no sleeper")
+    }
+
+    @Test("run() sleeps until the earliest deadline of several activities")
+    func runLoopSeveralActivities() async throws {
+        let (center, clock) = Fixtures.center()
+        let later = try Fixtures.startActivity(in: center, staleDate: Fixtures.t0.addingTimeInterval(120), id: "later")
+        let sooner = try Fixtures.startActivity(in: center, staleDate: Fixtures.t0.addingTimeInterval(60), id: "sooner")
+        let laterStates = later.activityStateUpdates
+        let soonerStates = sooner.activityStateUpdates
+
+        try await withThrowingTaskGroup { group in
+            group.addTask { try await center.run() }
+
+            try await clock.waitForSleeper(until: Fixtures.t0.addingTimeInterval(60))
+            clock.advance(by: 60)
+            #expect(await soonerStates.first(1) == [.stale])
+            try await clock.waitForSleeper(until: Fixtures.t0.addingTimeInterval(120))
+            #expect(later.activityState == .active)
+            clock.advance(by: 60)
+            #expect(await laterStates.first(1) == [.stale])
+
+            group.cancelAll()
+            try await group.waitForAll()
+        }
+    }
+}
