@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "myeline-aggregator", targets: ["MyelineAggregator"]),
         .library(name: "LiveActivity", targets: ["LiveActivity"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "Location", targets: ["Location"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -35,6 +36,13 @@ let package = Package(
         ),
         .target(
             name: "LiveActivity",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Location",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -70,6 +78,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "LiveActivity",
+                "Location",
                 "MQTT",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -78,6 +87,12 @@ let package = Package(
         .testTarget(
             name: "LiveActivityTests",
             dependencies: ["LiveActivity", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LocationTests",
+            dependencies: ["Location", "TestSupport"],
+            resources: [.copy("Data")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -92,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["MQTT", "LiveActivity", "TestSupport", "MQTTProbe"],
+            dependencies: ["MQTT", "LiveActivity", "Location", "TestSupport", "MQTTProbe"],
             swiftSettings: strict
         ),
     ]

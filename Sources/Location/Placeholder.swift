@@ -1,0 +1,2 @@
+/// Placeholder until the location sources land.
+enum LocationPlaceholder {}
