@@ -8,7 +8,7 @@ import Darwin
 ///
 /// The password is never printed: `description` masks it. It is read from a file or an
 /// environment variable (see `PasswordSource`), never from the command line.
-public struct MQTTCredentials: Hashable, Sendable, CustomStringConvertible {
+public struct MQTTCredentials: Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// The username.
     public var username: String
     /// The password, or `nil` for a username alone.
@@ -22,6 +22,11 @@ public struct MQTTCredentials: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         password == nil ? "username \(username)" : "username \(username), password ********"
+    }
+
+    /// A mirror that masks the password, so that `dump` and debuggers do not show it either.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["username": username, "password": password == nil ? "nil" : "********"])
     }
 }
 
@@ -47,8 +52,7 @@ public enum PasswordSource: Hashable, Sendable {
             return value
         case .file(let path):
             let text = try Self.read(path)
-            let firstLine = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let password = firstLine.hasSuffix("\r") ? String(firstLine.dropLast()) : String(firstLine)
+            let password = String(text.prefix { !$0.isNewline })
             guard !password.isEmpty else {
                 throw MQTTError(
                     .invalidConfiguration, "the password file \(path) is empty: write the password on its first line")

@@ -110,11 +110,16 @@ final class NetworkLoop: Sendable {
         case .connectionFailed(let error):
             context.logger.info(
                 "mqtt.connect.failed",
-                metadata: ["mqtt.broker": "\(context.configuration.broker)", "error": "\(error)", "mqtt.retry_s": "\(retry)"])
+                metadata: [
+                    "mqtt.broker": "\(context.configuration.broker)", "error": "\(error)", "mqtt.retry_s": "\(retry)",
+                ])
         case .disconnected(let error):
             context.logger.info(
                 "mqtt.connection.lost",
-                metadata: ["mqtt.broker": "\(context.configuration.broker)", "error": "\(error.map(String.init(describing:)) ?? "-")", "mqtt.retry_s": "\(retry)"])
+                metadata: [
+                    "mqtt.broker": "\(context.configuration.broker)",
+                    "error": "\(error.map(String.init(describing:)) ?? "-")", "mqtt.retry_s": "\(retry)",
+                ])
         case .connected:
             break
         }

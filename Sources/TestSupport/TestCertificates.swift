@@ -24,7 +24,8 @@ public struct TestCertificates: Sendable {
         try await runProgram(
             openssl,
             ["req", "-x509"] + key + [
-                "-keyout", "\(base)-ca.key", "-out", "\(base)-ca.crt", "-days", "2", "-subj", "/CN=Myeline test CA \(prefix)",
+                "-keyout", "\(base)-ca.key", "-out", "\(base)-ca.crt", "-days", "2", "-subj",
+                "/CN=Myeline test CA \(prefix)",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ])
         for (name, subject, extensions) in [
@@ -33,7 +34,9 @@ public struct TestCertificates: Sendable {
         ] {
             try await runProgram(
                 openssl,
-                ["req", "-new"] + key + ["-keyout", "\(base)-\(name).key", "-out", "\(base)-\(name).csr", "-subj", subject]
+                ["req", "-new"] + key + [
+                    "-keyout", "\(base)-\(name).key", "-out", "\(base)-\(name).csr", "-subj", subject,
+                ]
                     + extensions)
             try await runProgram(
                 openssl,

@@ -12,7 +12,9 @@ public final class TestProcess: Sendable {
 
     private struct State {
         var lines: [String] = []
-        var waiters: [(id: UInt64, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String, any Error>)] = []
+        var waiters:
+            [(id: UInt64, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String, any Error>)] =
+                []
         var nextWaiter: UInt64 = 0
         var outputEnded = false
         var exitStatus: Int32?
@@ -61,7 +63,8 @@ public final class TestProcess: Sendable {
         guard rc == 0 else {
             close(readEnd)
             throw TestSupportError(
-                "cannot start \(name) (\(executable)): \(String(cString: strerror(rc))); is it installed? scripts/test installs it")
+                "cannot start \(name) (\(executable)): \(String(cString: strerror(rc))); is it installed? scripts/test installs it"
+            )
         }
         self.pid = pid
         let child = pid

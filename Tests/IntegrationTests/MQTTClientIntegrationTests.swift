@@ -58,7 +58,8 @@ struct MQTTClientIntegrationTests {
     @Test func retainedMessageReachesALateSubscriber() async throws {
         let topic = "\(Self.uniquePrefix())/device/status"
         try await TestBroker.with { broker in
-            try await MQTTClient.withClient(configuration: Self.configuration(broker, "publisher"), logger: Self.logger) {
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "publisher"), logger: Self.logger)
+            {
                 publisher in
                 try await publisher.waitUntilConnected()
                 try await publisher.publish(topic, payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
@@ -97,7 +98,8 @@ struct MQTTClientIntegrationTests {
     @Test func reconnectsAndResubscribesAfterTheBrokerIsKilled() async throws {
         let prefix = Self.uniquePrefix()
         try await TestBroker.with { broker in
-            try await MQTTClient.withClient(configuration: Self.configuration(broker, "survivor"), logger: Self.logger) {
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "survivor"), logger: Self.logger)
+            {
                 client in
                 let events = client.connectionEvents
                 var eventIterator = events.makeAsyncIterator()
@@ -122,7 +124,8 @@ struct MQTTClientIntegrationTests {
                 }
                 try await offlinePublish.value
 
-                try await MQTTClient.withClient(configuration: Self.configuration(broker, "other"), logger: Self.logger) {
+                try await MQTTClient.withClient(configuration: Self.configuration(broker, "other"), logger: Self.logger)
+                {
                     other in
                     try await other.waitUntilConnected()
                     try await other.publish("\(prefix)/after", payload: Array("hello again".utf8))
@@ -167,7 +170,8 @@ struct MQTTClientIntegrationTests {
                 try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { client in
                     let error = await #expect(throws: MQTTError.self) { try await client.waitUntilConnected() }
                     #expect(error?.code == .tls)
-                    #expect(error?.message.contains("certificate verify failed") == true, "\(String(describing: error))")
+                    #expect(
+                        error?.message.contains("certificate verify failed") == true, "\(String(describing: error))")
                     #expect(!client.isConnected)
                 }
             }
