@@ -79,7 +79,8 @@ final class ClientContext: Sendable {
         broadcast(.connected(sessionPresent: sessionPresent))
     }
 
-    /// Called by the network loop when an attempt or a connection ends; returns what to report.
+    /// Called by the network loop when an attempt or a connection ends (`requested`: because the
+    /// client is shutting down); returns what to report.
     func endAttempt(returnCode: Int32, requested: Bool) -> MQTTConnectionEvent {
         let (wasConnected, refusal, detail) = state.withLock { state in
             defer {
@@ -90,8 +91,8 @@ final class ClientContext: Sendable {
             }
             return (state.connectedThisAttempt, state.refusal, state.lastLibraryError)
         }
+        if requested { return .disconnected(nil) }
         if let refusal { return .connectionFailed(refusal) }
-        if requested && wasConnected { return .disconnected(nil) }
         var error =
             MQTTError.from(returnCode: returnCode, context: wasConnected ? "connection lost" : "cannot connect")
             ?? MQTTError(.connectionLost, "connection closed by the broker")
@@ -144,6 +145,11 @@ final class ClientContext: Sendable {
                     if case .arrived(let ack) = state.acks[mid] {
                         state.acks[mid] = nil
                         return .success(ack)
+                    }
+                    // Cancelled before waiting: `onCancel` has run already and found no waiter.
+                    if Task.isCancelled {
+                        state.acks[mid] = .ignored
+                        return .failure(CancellationError())
                     }
                     state.acks[mid] = .waiting(continuation)
                     return nil

@@ -125,6 +125,8 @@ public final class TestProcess: Sendable {
                         if state.outputEnded {
                             return .failure(TestSupportError("\(self.name) ended before printing \(description)"))
                         }
+                        // Cancelled before waiting: `onCancel` has run already and found no waiter.
+                        if Task.isCancelled { return .failure(CancellationError()) }
                         state.waiters.append((id, predicate, continuation))
                         return nil
                     }
@@ -156,12 +158,14 @@ public final class TestProcess: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let status = state.withLock { state -> Int32? in
-                    if let status = state.exitStatus { return status }
+                let status = state.withLock { state -> Result<Int32, any Error>? in
+                    if let status = state.exitStatus { return .success(status) }
+                    // Cancelled before waiting: `onCancel` has run already and found no waiter.
+                    if Task.isCancelled { return .failure(CancellationError()) }
                     state.exitWaiters.append((id, continuation))
                     return nil
                 }
-                if let status { continuation.resume(returning: status) }
+                if let status { continuation.resume(with: status) }
             }
         } onCancel: {
             let waiter = state.withLock { state in
