@@ -8,14 +8,19 @@ public struct SystemWallClock: WallClock {
     /// The current date, `Date()`.
     public var now: Date { Date() }
 
-    /// Sleeps on the continuous clock for the remaining interval, then checks the wall clock again
-    /// (it may have been set while sleeping) and sleeps for what remains, until `deadline` passes.
+    /// The longest single sleep: the wall clock can be set while a task sleeps (a tracker without a
+    /// real-time clock jumps from 1970 to today when it first gets the time), so a sleep until a
+    /// wall-clock deadline looks at the wall clock again at least this often.
+    public static let longestSleep: Duration = .seconds(1)
+
+    /// Sleeps on the continuous clock in slices of at most ``longestSleep``, checking the wall clock
+    /// after each, until `deadline` has passed.
     ///
     /// - Throws: `CancellationError` if the calling task is cancelled.
     public func sleep(until deadline: Date) async throws {
         try Task.checkCancellation()
         while case let remaining = deadline.timeIntervalSince(now), remaining > 0 {
-            try await Task.sleep(for: .seconds(remaining), clock: .continuous)
+            try await Task.sleep(for: min(Duration.seconds(remaining), Self.longestSleep), clock: .continuous)
         }
     }
 }
