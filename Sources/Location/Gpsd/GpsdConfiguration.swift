@@ -1,0 +1,130 @@
+import Foundation
+
+/// How ``GpsdSource`` reaches gpsd and what it does when gpsd goes away.
+public struct GpsdConfiguration: Hashable, Sendable {
+    /// gpsd's default TCP port.
+    public static let defaultPort = 2947
+
+    /// The host gpsd listens on; `localhost` by default.
+    public var host: String
+    /// The TCP port; 2947 by default.
+    public var port: Int
+    /// Watch only this device (a path such as `/dev/ttyACM0`, sent in `?WATCH`); `nil` (default) watches all.
+    public var device: String?
+    /// With no data from gpsd for this long, the source asks gpsd for its version; with none for the
+    /// whole timeout, it takes the connection for dead (silent or half-open), reconnects and watches
+    /// again. 5 s by default.
+    public var silenceTimeout: Duration
+    /// How long one connection attempt may take; 5 s by default.
+    public var connectTimeout: Duration
+    /// An epoch's TPVs are merged into one update, sent when the next epoch starts or at the latest
+    /// this long after the epoch's first TPV; 0.5 s by default.
+    public var epochTimeout: Duration
+    /// The waits between reconnection attempts.
+    public var reconnect: RetryDelay
+    /// Which fixes are dropped; by default the live gate (with week-rollover correction).
+    public var gate: FixGate.Configuration
+    /// Updates kept for a consumer that falls behind; older ones are discarded (and counted). 64 by default.
+    public var bufferSize: Int
+
+    /// Creates a configuration; every parameter has the default described on its property.
+    public init(
+        host: String = "localhost", port: Int = GpsdConfiguration.defaultPort, device: String? = nil,
+        silenceTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
+        epochTimeout: Duration = .milliseconds(500), reconnect: RetryDelay = RetryDelay(),
+        gate: FixGate.Configuration = FixGate.Configuration(), bufferSize: Int = 64
+    ) {
+        self.host = host
+        self.port = port
+        self.device = device
+        self.silenceTimeout = silenceTimeout
+        self.connectTimeout = connectTimeout
+        self.epochTimeout = epochTimeout
+        self.reconnect = reconnect
+        self.gate = gate
+        self.bufferSize = bufferSize
+    }
+
+    /// Checks every value.
+    ///
+    /// - Throws: ``LocationError`` with code `.invalidConfiguration`, naming the value and its valid range.
+    public func validate() throws(LocationError) {
+        guard !host.isEmpty else {
+            throw LocationError(.invalidConfiguration, "empty gpsd host: use a name or address such as localhost")
+        }
+        guard (1...65535).contains(port) else {
+            throw LocationError(
+                .invalidConfiguration, "invalid gpsd port \(port): use 1 to 65535 (gpsd's default is 2947)")
+        }
+        for (name, value) in [("silence timeout", silenceTimeout), ("connect timeout", connectTimeout)]
+        where value <= .zero {
+            throw LocationError(.invalidConfiguration, "invalid gpsd \(name) \(value): use a positive duration")
+        }
+        guard epochTimeout >= .zero else {
+            throw LocationError(.invalidConfiguration, "invalid gpsd epoch timeout \(epochTimeout): use zero or more")
+        }
+        guard bufferSize >= 1 else {
+            throw LocationError(.invalidConfiguration, "invalid gpsd buffer size \(bufferSize): use 1 or more")
+        }
+        try reconnect.validate()
+    }
+
+    /// The `?WATCH` command that starts the JSON stream, for one device if one is set.
+    var watchCommand: String {
+        guard let device else { return "?WATCH={\"enable\":true,\"json\":true};\n" }
+        let escaped = device.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(escaped)\"};\n"
+    }
+}
+
+/// Growing waits between reconnection attempts, randomised so that many trackers cut off by one
+/// gpsd restart do not all retry at the same instant.
+public struct RetryDelay: Hashable, Sendable {
+    /// The wait before the first retry, before jitter; 0.5 s by default.
+    public var first: Duration
+    /// The longest wait, before jitter; 30 s by default.
+    public var limit: Duration
+    /// The factor between consecutive waits; 2 by default.
+    public var growth: Double
+    /// The random spread: 0.25 makes each wait 75 % to 125 % of its nominal value; 0.25 by default.
+    public var jitter: Double
+
+    /// Creates a retry policy; every parameter has the default described on its property.
+    public init(
+        first: Duration = .milliseconds(500), limit: Duration = .seconds(30), growth: Double = 2, jitter: Double = 0.25
+    ) {
+        self.first = first
+        self.limit = limit
+        self.growth = growth
+        self.jitter = jitter
+    }
+
+    /// The wait in seconds before retry number `attempt` (1 for the first), with `random` in 0 ..< 1
+    /// choosing the jitter: `min(first × growth^(attempt-1), limit) × (1 + jitter × (2 random - 1))`.
+    public func seconds(beforeAttempt attempt: Int, random: Double) -> Double {
+        let base = first.inSeconds
+        let nominal = min(base * pow(growth, Double(max(0, min(attempt - 1, 64)))), limit.inSeconds)
+        return nominal * (1 + jitter * (2 * random - 1))
+    }
+
+    func validate() throws(LocationError) {
+        guard first > .zero, limit >= first else {
+            throw LocationError(
+                .invalidConfiguration,
+                "invalid gpsd reconnect delays \(first) to \(limit): the first must be positive and at most the limit")
+        }
+        guard growth >= 1, growth.isFinite, (0...0.9).contains(jitter) else {
+            throw LocationError(
+                .invalidConfiguration,
+                "invalid gpsd reconnect growth \(growth) or jitter \(jitter): use growth of 1 or more and jitter from 0 to 0.9"
+            )
+        }
+    }
+}
+
+extension Duration {
+    /// This duration in seconds.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

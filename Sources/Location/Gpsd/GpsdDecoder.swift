@@ -1,0 +1,245 @@
+import Foundation
+import Logging
+
+/// Decodes gpsd's JSON lines, as read from gpsd or from a `gpspipe -w` capture, into one update per
+/// epoch: a pure state machine shared by the live ``GpsdSource`` and the file replay.
+///
+/// gpsd often sends several TPVs for one epoch, each with more fields: TPVs with the same time, fix
+/// state and device are merged, and the epoch becomes one update when a TPV of another epoch
+/// arrives, when the live source's epoch timer fires (``flush(into:)``), or at the end of a capture.
+/// Mode 0 or 1 (or a TPV without a position) is "no fix": an update without a fix, never NaN.
+/// SKY messages supply DOPs and the satellites used to the epochs that follow them. A fix without
+/// a time cannot be placed and is dropped (``FixDropReason/missingTime``).
+///
+/// Lines longer than gpsd's 10,240-character limit, lines that are not JSON objects, objects
+/// without a class and messages with unreadable fields are rejected and counted, each reason logged
+/// once; other classes (WATCH, GST, PPS, ...), comments and NMEA pass-through lines are ignored.
+public struct GpsdDecoder {
+    /// gpsd's limit on the length of one JSON message (`GPS_JSON_RESPONSE_MAX`), in bytes.
+    public static let maximumLineLength = 10_240
+
+    /// Counters of lines read, used, ignored and rejected.
+    public var statistics = SourceStatistics()
+    /// The device whose messages are used (a gpsd path such as `/dev/ttyACM0`); `nil` uses any.
+    public let device: String?
+
+    /// What one line was, for the live source's connection logic.
+    enum LineOutcome: Equatable {
+        case version(GpsdVersion)
+        case message
+        case ignored
+        case rejected(LineRejection)
+    }
+
+    private var pending: GpsdTPV?
+    private var latestSky: GpsdSKY?
+    private var deviceAvailable: Bool?
+    private var lastDevice: String?
+    private var lastStatus: LocationUpdate.Status?
+    /// Counts epochs opened, so that the live source can time each one.
+    private(set) var epochsOpened = 0
+    private var log: OnceLogger
+
+    /// Creates a decoder.
+    ///
+    /// - Parameters:
+    ///   - device: use only this device's messages; `nil` uses any device's.
+    ///   - logger: where the first rejection of each kind and gpsd's ERROR messages are logged (info).
+    public init(device: String? = nil, logger: Logger = Logger(label: "myeline.location.gpsd")) {
+        self.device = device
+        self.log = OnceLogger(logger: logger)
+    }
+
+    /// Decodes a whole capture (for tests and tools): every update, in order.
+    public mutating func decode(_ bytes: [UInt8]) -> [LocationUpdate] {
+        decodeAll(bytes)
+    }
+
+    /// Whether an epoch is waiting to become an update.
+    var hasPendingEpoch: Bool { pending != nil }
+
+    /// Decodes one line (without its line feed), appending the updates it completes.
+    mutating func decodeLine(_ line: UnsafeBufferPointer<UInt8>, into output: inout [LocationUpdate]) -> LineOutcome {
+        statistics.linesRead += 1
+        statistics.bytesRead += line.count + 1
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0D || line[end - 1] == 0x20 { end -= 1 }
+        guard end > 0 else { return .ignored }
+        guard end <= Self.maximumLineLength else { return reject(.tooLong, line) }
+        let content = UnsafeBufferPointer(rebasing: line[0..<end])
+        switch content[0] {
+        case UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "!"):
+            // Comments, and NMEA that gpsd passed through (`"nmea":true` or `gpspipe -r`).
+            statistics.linesIgnored += 1
+            return .ignored
+        default:
+            break
+        }
+        switch GpsdMessage.decode(content) {
+        case .failure(.notJSON):
+            return reject(content.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } ? .binary : .notJSON, line)
+        case .failure(.noClass):
+            return reject(.unknown, line)
+        case .failure(.invalidField):
+            return reject(.invalidField, line)
+        case .success(let message):
+            return handle(message, into: &output)
+        }
+    }
+
+    /// Counts a line that the reader discarded for exceeding ``maximumLineLength`` before its end.
+    mutating func countTooLongLine() {
+        statistics.linesRead += 1
+        statistics.rejected[.tooLong, default: 0] += 1
+        log.log(
+            "gpsd.tooLong", "gpsd line rejected; later rejections of this kind are only counted",
+            metadata: ["gpsd.reason": "tooLong", "gpsd.line": "\(statistics.linesRead)"])
+    }
+
+    /// Ends the epoch in progress now (the live source's timer): appends its update, if any.
+    mutating func flush(into output: inout [LocationUpdate]) {
+        guard let epoch = pending else { return }
+        pending = nil
+        emit(epoch, into: &output)
+    }
+
+    /// The connection to gpsd is gone: ends the epoch in progress and, unless the last update
+    /// already said so, appends a "source unavailable" update.
+    mutating func connectionLost(into output: inout [LocationUpdate]) {
+        flush(into: &output)
+        latestSky = nil
+        deviceAvailable = nil
+        if lastStatus != .sourceUnavailable {
+            append(LocationUpdate(noFix: .sourceUnavailable, device: device ?? lastDevice), into: &output)
+        }
+    }
+
+    private mutating func handle(_ message: GpsdMessage, into output: inout [LocationUpdate]) -> LineOutcome {
+        switch message {
+        case .version(let version):
+            statistics.linesDecoded += 1
+            return .version(version)
+        case .tpv(let tpv):
+            guard isWatched(tpv.device) else { return ignore() }
+            statistics.linesDecoded += 1
+            receive(tpv, into: &output)
+        case .sky(let sky):
+            guard isWatched(sky.device) else { return ignore() }
+            statistics.linesDecoded += 1
+            latestSky = sky
+        case .devices(let devices):
+            statistics.linesDecoded += 1
+            let watched = devices.filter { $0.activated != false && isWatched($0.path) }
+            if watched.isEmpty {
+                deviceGone(into: &output)
+            } else {
+                deviceAvailable = true
+            }
+        case .device(let reported):
+            guard isWatched(reported.path) else { return ignore() }
+            statistics.linesDecoded += 1
+            if reported.activated == false {
+                // With no device chosen, only the loss of the device that gave the fixes matters.
+                if device != nil || lastDevice == nil || reported.path == nil || reported.path == lastDevice {
+                    deviceGone(into: &output)
+                }
+            } else if reported.activated == true {
+                deviceAvailable = true
+            }
+        case .error(let text):
+            statistics.linesDecoded += 1
+            statistics.gpsdErrors += 1
+            log.log("gpsd.error.\(text)", "gpsd reported an error", metadata: ["gpsd.message": "\(text)"])
+        case .other:
+            return ignore()
+        }
+        return .message
+    }
+
+    private mutating func ignore() -> LineOutcome {
+        statistics.linesIgnored += 1
+        return .ignored
+    }
+
+    private func isWatched(_ path: String?) -> Bool {
+        guard let device, let path else { return true }
+        return path == device
+    }
+
+    private mutating func deviceGone(into output: inout [LocationUpdate]) {
+        flush(into: &output)
+        latestSky = nil
+        if deviceAvailable != false {
+            deviceAvailable = false
+            append(LocationUpdate(noFix: .deviceUnavailable, device: device ?? lastDevice), into: &output)
+        }
+    }
+
+    private mutating func receive(_ tpv: GpsdTPV, into output: inout [LocationUpdate]) {
+        // A "fix" mode without a position carries nothing to report (gpsd sends such TPVs from GSA).
+        if (tpv.mode ?? 0) >= 2 && !tpv.isFix && tpv.latitude == nil && tpv.longitude == nil { return }
+        deviceAvailable = true
+        if let path = tpv.device { lastDevice = path }
+        if var epoch = pending {
+            if epoch.time == tpv.time && epoch.isFix == tpv.isFix && (tpv.device == nil || epoch.device == tpv.device) {
+                epoch.merge(tpv)
+                pending = epoch
+                return
+            }
+            pending = nil
+            emit(epoch, into: &output)
+        }
+        pending = tpv
+        epochsOpened += 1
+    }
+
+    private mutating func emit(_ epoch: GpsdTPV, into output: inout [LocationUpdate]) {
+        let path = epoch.device ?? device ?? lastDevice
+        guard epoch.isFix, let latitude = epoch.latitude, let longitude = epoch.longitude else {
+            append(LocationUpdate(noFix: .noFix, time: epoch.time, device: path), into: &output)
+            return
+        }
+        guard let time = epoch.time else {
+            statistics.dropped[.missingTime, default: 0] += 1
+            return
+        }
+        var accuracy = epoch.eph
+        if accuracy == nil, let epx = epoch.epx, let epy = epoch.epy { accuracy = (epx * epx + epy * epy).squareRoot() }
+        let sky = latestSky
+        let fix = LocationFix(
+            time: time, latitude: latitude, longitude: longitude, altitude: epoch.altitudeMSL ?? epoch.altitude,
+            speed: epoch.speed, course: epoch.track, horizontalAccuracy: accuracy,
+            mode: (epoch.mode ?? 2) >= 3 ? .threeDimensional : .twoDimensional, satellitesUsed: sky?.satellitesUsed,
+            quality: LocationQuality(
+                hdop: sky?.hdop, vdop: sky?.vdop, pdop: sky?.pdop, verticalAccuracy: epoch.epv,
+                speedAccuracy: epoch.eps, courseAccuracy: epoch.epd, climb: epoch.climb,
+                ellipsoidAltitude: epoch.altitudeHAE, geoidSeparation: epoch.geoidSeparation, gpsdStatus: epoch.status))
+        append(LocationUpdate(fix: fix, device: path), into: &output)
+    }
+
+    private mutating func append(_ update: LocationUpdate, into output: inout [LocationUpdate]) {
+        lastStatus = update.status
+        output.append(update)
+    }
+
+    private mutating func reject(_ reason: LineRejection, _ line: UnsafeBufferPointer<UInt8>) -> LineOutcome {
+        statistics.rejected[reason, default: 0] += 1
+        log.log(
+            "gpsd.\(reason.rawValue)", "gpsd line rejected; later rejections of this kind are only counted",
+            metadata: [
+                "gpsd.reason": "\(reason.rawValue)", "gpsd.line": "\(statistics.linesRead)",
+                "gpsd.excerpt": "\(printableExcerpt(line))",
+            ])
+        return .rejected(reason)
+    }
+}
+
+extension GpsdDecoder: LineDecoder {
+    mutating func decode(line: UnsafeBufferPointer<UInt8>, into output: inout [LocationUpdate]) {
+        _ = decodeLine(line, into: &output)
+    }
+
+    mutating func finish(into output: inout [LocationUpdate]) {
+        flush(into: &output)
+    }
+}

@@ -1,0 +1,119 @@
+import Logging
+
+extension GpsdLink {
+    /// The state the link's thread keeps: connection machine, decoder, gate, counters, and the
+    /// updates waiting to be yielded. Used by that thread only.
+    struct Session {
+        var machine: GpsdConnectionMachine
+        private var decoder: GpsdDecoder
+        private var gate: FixGate
+        private var own = SourceStatistics()
+        private var publishedDecoder = SourceStatistics()
+        private var publishedOwn = SourceStatistics()
+        private var output: [LocationUpdate] = []
+        private var epochsSeen = 0
+        private var epochStartedAt: Double?
+        private let epochTimeout: Double
+        private let logger: Logger
+        private let endpoint: String
+        private var failuresInARow = 0
+
+        init(configuration: GpsdConfiguration, logger: Logger) {
+            machine = GpsdConnectionMachine(
+                watchCommand: configuration.watchCommand, silenceTimeout: configuration.silenceTimeout.inSeconds,
+                retryDelay: configuration.reconnect)
+            decoder = GpsdDecoder(device: configuration.device, logger: logger)
+            gate = FixGate(configuration: configuration.gate)
+            epochTimeout = configuration.epochTimeout.inSeconds
+            self.logger = logger
+            endpoint = "\(configuration.host):\(configuration.port)"
+        }
+
+        /// When the epoch in progress must be reported, if one is.
+        var epochFlushTime: Double? {
+            guard decoder.hasPendingEpoch, let epochStartedAt else { return nil }
+            return epochStartedAt + epochTimeout
+        }
+
+        /// Decodes one line; returns what the connection machine makes of it.
+        mutating func decode(_ line: UnsafeBufferPointer<UInt8>, now: Double) -> GpsdConnectionMachine.Action? {
+            let outcome = decoder.decodeLine(line, into: &output)
+            if decoder.epochsOpened != epochsSeen {
+                epochsSeen = decoder.epochsOpened
+                epochStartedAt = now
+            }
+            let wasWatching = machine.isWatching
+            let action = machine.received(outcome, now: now, random: Double.random(in: 0..<1))
+            if !wasWatching && machine.isWatching {
+                own.connections += 1
+                failuresInARow = 0
+                if case .version(let version) = outcome {
+                    logger.info(
+                        "watching gpsd",
+                        metadata: ["gpsd.endpoint": "\(endpoint)", "gpsd.release": "\(version.release ?? "?")"])
+                }
+            }
+            return action
+        }
+
+        mutating func tooLong() {
+            decoder.countTooLongLine()
+        }
+
+        mutating func flushEpochIfDue(now: Double) {
+            guard let due = epochFlushTime, now >= due else { return }
+            decoder.flush(into: &output)
+            epochStartedAt = nil
+        }
+
+        mutating func connected() {
+            logger.debug("connected to gpsd", metadata: ["gpsd.endpoint": "\(endpoint)"])
+        }
+
+        mutating func connectFailed(_ error: ConnectError, output emit: (LocationUpdate) -> Void) {
+            own.disconnections += 1
+            failuresInARow += 1
+            // The first failure of a series is worth a line; the retries are not.
+            let level: Logger.Level = failuresInARow == 1 ? .info : .debug
+            logger.log(
+                level: level, "cannot connect to gpsd; retrying",
+                metadata: [
+                    "gpsd.endpoint": "\(endpoint)", "gpsd.error": "\(error)", "gpsd.attempt": "\(failuresInARow)",
+                ])
+            decoder.connectionLost(into: &output)
+            drain(into: emit)
+        }
+
+        mutating func disconnected(_ reason: GpsdConnectionMachine.Disconnection, output emit: (LocationUpdate) -> Void)
+        {
+            own.disconnections += 1
+            if reason == .silent { own.silentTimeouts += 1 }
+            failuresInARow += 1
+            logger.info(
+                "gpsd connection ended; reconnecting",
+                metadata: ["gpsd.endpoint": "\(endpoint)", "gpsd.reason": "\(reason.rawValue)"])
+            decoder.connectionLost(into: &output)
+            epochStartedAt = nil
+            drain(into: emit)
+        }
+
+        /// Gates the decoded updates and hands the passed ones to `emit`.
+        mutating func drain(into emit: (LocationUpdate) -> Void) {
+            guard !output.isEmpty else { return }
+            for update in output {
+                guard let passed = gate.admit(update, statistics: &own) else { continue }
+                own.updates += 1
+                if passed.fix != nil { own.fixes += 1 }
+                emit(passed)
+            }
+            output.removeAll(keepingCapacity: true)
+        }
+
+        mutating func publish(to store: StatisticsStore) {
+            store.add(decoder.statistics, since: publishedDecoder)
+            publishedDecoder = decoder.statistics
+            store.add(own, since: publishedOwn)
+            publishedOwn = own
+        }
+    }
+}

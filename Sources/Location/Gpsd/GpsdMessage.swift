@@ -1,0 +1,348 @@
+import Foundation
+
+/// The gpsd JSON messages the client uses, decoded; every field but the class may be absent.
+enum GpsdMessage: Equatable {
+    /// The greeting: gpsd's release and protocol version.
+    case version(GpsdVersion)
+    /// The devices gpsd knows.
+    case devices([GpsdDevice])
+    /// One device changed: activated, or gone (`activated` 0).
+    case device(GpsdDevice)
+    /// Time-position-velocity.
+    case tpv(GpsdTPV)
+    /// Satellites and dilutions of precision.
+    case sky(GpsdSKY)
+    /// gpsd could not do what was asked.
+    case error(message: String)
+    /// Another class (WATCH, GST, ATT, PPS, TOFF, ...), not used.
+    case other
+}
+
+/// gpsd's VERSION greeting.
+struct GpsdVersion: Equatable {
+    var release: String?
+    var protocolMajor: Int?
+    var protocolMinor: Int?
+}
+
+/// A device in a DEVICE or DEVICES message.
+struct GpsdDevice: Equatable {
+    var path: String?
+    var driver: String?
+    /// `true` when gpsd reads it, `false` when gpsd reports it gone (`"activated":0`), `nil` if not said.
+    var activated: Bool?
+}
+
+/// A TPV message's fields, in SI units as gpsd sends them.
+struct GpsdTPV: Equatable {
+    var device: String?
+    var mode: Int?
+    var status: Int?
+    var time: Date?
+    var latitude: Double?
+    var longitude: Double?
+    var altitudeMSL: Double?
+    var altitudeHAE: Double?
+    var altitude: Double?
+    var track: Double?
+    var speed: Double?
+    var climb: Double?
+    var eph: Double?
+    var epx: Double?
+    var epy: Double?
+    var epv: Double?
+    var eps: Double?
+    var epd: Double?
+    var geoidSeparation: Double?
+
+    /// Whether this TPV holds a fix: mode 2 or 3 and a position.
+    var isFix: Bool { (mode ?? 0) >= 2 && latitude != nil && longitude != nil }
+
+    /// Takes every field `other` has, keeping the rest (gpsd repeats an epoch with more fields).
+    mutating func merge(_ other: GpsdTPV) {
+        func take<T>(_ field: WritableKeyPath<GpsdTPV, T?>) {
+            if let value = other[keyPath: field] { self[keyPath: field] = value }
+        }
+        take(\.device)
+        take(\.mode)
+        take(\.status)
+        take(\.time)
+        take(\.latitude)
+        take(\.longitude)
+        take(\.altitudeMSL)
+        take(\.altitudeHAE)
+        take(\.altitude)
+        take(\.track)
+        take(\.speed)
+        take(\.climb)
+        take(\.eph)
+        take(\.epx)
+        take(\.epy)
+        take(\.epv)
+        take(\.eps)
+        take(\.epd)
+        take(\.geoidSeparation)
+    }
+}
+
+/// A SKY message's summary.
+struct GpsdSKY: Equatable {
+    var device: String?
+    var hdop: Double?
+    var vdop: Double?
+    var pdop: Double?
+    /// `uSat`, or else the satellites listed with `"used":true`.
+    var satellitesUsed: Int?
+}
+
+extension GpsdMessage {
+    /// Why a line could not be decoded.
+    enum Failure: Error, Equatable {
+        /// Not a JSON object.
+        case notJSON
+        /// An object without a string `class`.
+        case noClass
+        /// A used field of the wrong type or value (a string latitude, a bad time).
+        case invalidField
+    }
+
+    /// Decodes one line holding one JSON object.
+    static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<GpsdMessage, Failure> {
+        let scanner = GpsdJSONScanner(bytes: line)
+        // Find the class first: gpsd writes it first, but JSON does not promise it.
+        var classRange: Range<Int>? = nil
+        var badClass = false
+        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
+            guard classRange == nil, scanner.key(key, is: "class") else { return }
+            guard case .string(let range, _) = value else {
+                badClass = true
+                return
+            }
+            classRange = range
+        }
+        guard wellFormed else { return .failure(.notJSON) }
+        guard let classRange, !badClass else { return .failure(.noClass) }
+        var decoder = MessageFields(scanner: scanner, line: line)
+        let message: GpsdMessage
+        if scanner.key(classRange, is: "TPV") {
+            message = .tpv(decoder.tpv())
+        } else if scanner.key(classRange, is: "SKY") {
+            message = .sky(decoder.sky())
+        } else if scanner.key(classRange, is: "VERSION") {
+            message = .version(decoder.version())
+        } else if scanner.key(classRange, is: "DEVICES") {
+            message = .devices(decoder.devices())
+        } else if scanner.key(classRange, is: "DEVICE") {
+            message = .device(decoder.device(in: 0..<line.count))
+        } else if scanner.key(classRange, is: "ERROR") {
+            message = .error(message: decoder.errorMessage())
+        } else {
+            return .success(.other)
+        }
+        guard !decoder.failed else { return .failure(.invalidField) }
+        return .success(message)
+    }
+}
+
+/// Reads typed members; a member of the wrong type sets `failed`.
+private struct MessageFields {
+    let scanner: GpsdJSONScanner
+    let line: UnsafeBufferPointer<UInt8>
+    var failed = false
+
+    mutating func number(_ value: GpsdJSONScanner.Value) -> Double? {
+        guard case .number(let range) = value,
+            let number = DecimalParsing.double(UnsafeBufferPointer(rebasing: line[range]))
+        else {
+            // gpsd writes null for some unknown values; anything else of another type is an error.
+            if case .null = value { return nil }
+            failed = true
+            return nil
+        }
+        return number
+    }
+
+    mutating func integer(_ value: GpsdJSONScanner.Value) -> Int? {
+        guard let number = number(value) else { return nil }
+        guard number == number.rounded(), abs(number) < 1e15 else {
+            failed = true
+            return nil
+        }
+        return Int(number)
+    }
+
+    mutating func string(_ value: GpsdJSONScanner.Value) -> String? {
+        guard case .string(let range, let escaped) = value else {
+            if case .null = value { return nil }
+            failed = true
+            return nil
+        }
+        return scanner.string(range, escaped: escaped)
+    }
+
+    mutating func time(_ value: GpsdJSONScanner.Value) -> Date? {
+        switch value {
+        case .string(let range, false):
+            guard let date = CivilTime.parseISO8601(UnsafeBufferPointer(rebasing: line[range])) else {
+                failed = true
+                return nil
+            }
+            return date
+        case .number:
+            // gpsd before 3.10 sent seconds since 1970.
+            return number(value).map { Date(timeIntervalSince1970: $0) }
+        case .null:
+            return nil
+        default:
+            failed = true
+            return nil
+        }
+    }
+
+    mutating func tpv() -> GpsdTPV {
+        var tpv = GpsdTPV()
+        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+            switch key.count {
+            case 3:
+                if scanner.key(key, is: "lat") {
+                    tpv.latitude = number(value)
+                } else if scanner.key(key, is: "lon") {
+                    tpv.longitude = number(value)
+                } else if scanner.key(key, is: "alt") {
+                    tpv.altitude = number(value)
+                } else if scanner.key(key, is: "eph") {
+                    tpv.eph = number(value)
+                } else if scanner.key(key, is: "epx") {
+                    tpv.epx = number(value)
+                } else if scanner.key(key, is: "epy") {
+                    tpv.epy = number(value)
+                } else if scanner.key(key, is: "epv") {
+                    tpv.epv = number(value)
+                } else if scanner.key(key, is: "eps") {
+                    tpv.eps = number(value)
+                } else if scanner.key(key, is: "epd") {
+                    tpv.epd = number(value)
+                }
+            case 4:
+                if scanner.key(key, is: "mode") {
+                    tpv.mode = integer(value)
+                } else if scanner.key(key, is: "time") {
+                    tpv.time = time(value)
+                }
+            case 5:
+                if scanner.key(key, is: "track") {
+                    tpv.track = number(value)
+                } else if scanner.key(key, is: "speed") {
+                    tpv.speed = number(value)
+                } else if scanner.key(key, is: "climb") {
+                    tpv.climb = number(value)
+                }
+            case 6:
+                if scanner.key(key, is: "device") {
+                    tpv.device = string(value)
+                } else if scanner.key(key, is: "status") {
+                    tpv.status = integer(value)
+                } else if scanner.key(key, is: "altMSL") {
+                    tpv.altitudeMSL = number(value)
+                } else if scanner.key(key, is: "altHAE") {
+                    tpv.altitudeHAE = number(value)
+                }
+            case 8:
+                if scanner.key(key, is: "geoidSep") { tpv.geoidSeparation = number(value) }
+            default:
+                break
+            }
+        }
+        return tpv
+    }
+
+    mutating func sky() -> GpsdSKY {
+        var sky = GpsdSKY()
+        var listedUsed: Int? = nil
+        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+            if scanner.key(key, is: "hdop") {
+                sky.hdop = number(value)
+            } else if scanner.key(key, is: "vdop") {
+                sky.vdop = number(value)
+            } else if scanner.key(key, is: "pdop") {
+                sky.pdop = number(value)
+            } else if scanner.key(key, is: "uSat") {
+                sky.satellitesUsed = integer(value)
+            } else if scanner.key(key, is: "device") {
+                sky.device = string(value)
+            } else if scanner.key(key, is: "satellites"), case .array(let range) = value {
+                var used = 0
+                let valid = scanner.forEachElement(in: range) { element in
+                    guard case .object(let satellite) = element else { return }
+                    _ = scanner.forEachMember(in: satellite) { key, value in
+                        if scanner.key(key, is: "used"), case .bool(true) = value { used += 1 }
+                    }
+                }
+                if valid { listedUsed = used } else { failed = true }
+            }
+        }
+        if sky.satellitesUsed == nil { sky.satellitesUsed = listedUsed }
+        return sky
+    }
+
+    mutating func version() -> GpsdVersion {
+        var version = GpsdVersion()
+        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+            if scanner.key(key, is: "release") {
+                version.release = string(value)
+            } else if scanner.key(key, is: "proto_major") {
+                version.protocolMajor = integer(value)
+            } else if scanner.key(key, is: "proto_minor") {
+                version.protocolMinor = integer(value)
+            }
+        }
+        return version
+    }
+
+    mutating func device(in range: Range<Int>) -> GpsdDevice {
+        var device = GpsdDevice()
+        _ = scanner.forEachMember(in: range) { key, value in
+            if scanner.key(key, is: "path") {
+                device.path = string(value)
+            } else if scanner.key(key, is: "driver") {
+                device.driver = string(value)
+            } else if scanner.key(key, is: "activated") {
+                switch value {
+                case .string: device.activated = true
+                case .number: device.activated = (number(value) ?? 0) != 0
+                case .null: device.activated = false
+                default: failed = true
+                }
+            }
+        }
+        return device
+    }
+
+    mutating func devices() -> [GpsdDevice] {
+        var devices: [GpsdDevice] = []
+        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+            guard scanner.key(key, is: "devices") else { return }
+            guard case .array(let range) = value else {
+                failed = true
+                return
+            }
+            let valid = scanner.forEachElement(in: range) { element in
+                guard case .object(let object) = element else {
+                    failed = true
+                    return
+                }
+                devices.append(device(in: object))
+            }
+            if !valid { failed = true }
+        }
+        return devices
+    }
+
+    mutating func errorMessage() -> String {
+        var message = ""
+        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+            if scanner.key(key, is: "message") { message = string(value) ?? "" }
+        }
+        return message
+    }
+}

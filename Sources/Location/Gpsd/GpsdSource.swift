@@ -1,0 +1,73 @@
+import Logging
+
+/// Live locations from gpsd, over its JSON protocol on TCP (not libgps).
+///
+/// Iterating ``updates`` connects to gpsd, sends `?WATCH={"enable":true,"json":true}` (with the
+/// configured device, if any), checks the VERSION greeting (protocol 3), and yields one update per
+/// epoch (see ``GpsdDecoder``): fixes, and updates without a fix when the receiver has none, the
+/// device goes away (``LocationUpdate/Status/deviceUnavailable``) or gpsd cannot be reached
+/// (``LocationUpdate/Status/sourceUnavailable``). It never ends on its own: when gpsd restarts, or
+/// says nothing for ``GpsdConfiguration/silenceTimeout``, the source reconnects with growing,
+/// randomised waits (``GpsdConfiguration/reconnect``) and watches again. Stop it by ending the
+/// iteration or cancelling its task.
+///
+/// The network work runs on a thread of its own; a consumer slower than gpsd loses the oldest
+/// updates beyond ``GpsdConfiguration/bufferSize`` (counted in ``SourceStatistics/updatesDiscarded``).
+public struct GpsdSource: LocationSource {
+    /// Where gpsd is and how the source behaves.
+    public let configuration: GpsdConfiguration
+    private let logger: Logger
+    private let store = StatisticsStore()
+
+    /// Creates a source; nothing connects until ``updates`` is iterated.
+    ///
+    /// - Throws: ``LocationError`` with code `.invalidConfiguration` for an out-of-range value.
+    public init(
+        configuration: GpsdConfiguration = GpsdConfiguration(), logger: Logger = Logger(label: "myeline.location.gpsd")
+    ) throws(LocationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// The updates; see ``GpsdSource``.
+    public var updates: LocationUpdates {
+        let configuration = configuration
+        let logger = logger
+        let store = store
+        return LocationUpdates {
+            GpsdStream(configuration: configuration, logger: logger, store: store)
+        }
+    }
+
+    /// What the source read, used, rejected, dropped, and how often it (re)connected, so far.
+    public var statistics: SourceStatistics { store.snapshot }
+}
+
+/// One iteration of a gpsd source: the link's thread and the stream it feeds.
+private final class GpsdStream: UpdateProducer {
+    private let link: GpsdLink
+    private var started = false
+    private var iterator: AsyncStream<LocationUpdate>.AsyncIterator
+
+    init(configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore) {
+        let (stream, continuation) = AsyncStream<LocationUpdate>.makeStream(
+            bufferingPolicy: .bufferingNewest(configuration.bufferSize))
+        let link = GpsdLink(configuration: configuration, logger: logger, store: store, continuation: continuation)
+        continuation.onTermination = { _ in link.stop() }
+        self.link = link
+        self.iterator = stream.makeAsyncIterator()
+    }
+
+    deinit {
+        link.stop()
+    }
+
+    func next(isolation actor: isolated (any Actor)?) async throws(LocationError) -> LocationUpdate? {
+        if !started {
+            started = true
+            link.start()
+        }
+        return await iterator.next(isolation: actor)
+    }
+}

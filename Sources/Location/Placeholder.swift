@@ -1,2 +1,0 @@
-/// Placeholder until the location sources land.
-enum LocationPlaceholder {}

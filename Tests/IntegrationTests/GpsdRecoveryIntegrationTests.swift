@@ -1,0 +1,245 @@
+import Foundation
+import Location
+import Synchronization
+import Testing
+import TestSupport
+
+/// The gpsd source when gpsd dies, goes silent, or has no fix for minutes.
+@Suite(.timeLimit(.minutes(2)))
+struct GpsdRecoveryIntegrationTests {
+    static let quickRetry = RetryDelay(first: .milliseconds(50), limit: .milliseconds(400))
+
+    /// The bytes of a real log, split before the first RMC at or after `fraction` of its length.
+    static func halves(of log: String, at fraction: Double) throws -> ([UInt8], [UInt8]) {
+        let bytes = Array(try Data(contentsOf: GpsdReplayIntegrationTests.logDirectory.appendingPathComponent(log)))
+        var cut = Int(Double(bytes.count) * fraction)
+        while cut + 6 < bytes.count,
+            !(bytes[cut] == UInt8(ascii: "$") && bytes[(cut + 3)..<(cut + 6)].elementsEqual("RMC".utf8))
+        {
+            cut += 1
+        }
+        return (Array(bytes[..<cut]), Array(bytes[cut...]))
+    }
+
+    @Test func recoversWhenGpsdIsKilledAndRestarted() async throws {
+        let (first, second) = try Self.halves(of: "nmea-rtk.log", at: 0.5)
+        try await TestGpsd.with { gpsd in
+            let source = try GpsdSource(
+                configuration: GpsdConfiguration(
+                    host: "127.0.0.1", port: gpsd.port, reconnect: Self.quickRetry,
+                    gate: FixGate.Configuration(weekRolloverPivot: nil), bufferSize: 10_000))
+            let recorder = UpdateRecorder()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for try await update in source.updates { await recorder.record(update) } }
+                // A first part of the log, until the source has its fixes.
+                try await gpsd.feed(first)
+                try await recorder.wait("fixes of the first part") { $0.filter { $0.fix != nil }.count >= 20 }
+                let beforeKill = await recorder.fixCount
+                // gpsd crashes: the source says the location is unavailable...
+                await gpsd.kill()
+                try await recorder.wait("a source-unavailable update") {
+                    $0.contains { $0.status == .sourceUnavailable }
+                }
+                // ...and comes back by itself when gpsd is back, watching again.
+                try await gpsd.start()
+                try await gpsd.feed(second + GpsdReplayIntegrationTests.sentinelSentences)
+                try await recorder.wait("the sentinel after the restart") {
+                    $0.last.map(GpsdReplayIntegrationTests.isSentinel) ?? false
+                }
+                group.cancelAll()
+                let updates = await recorder.updates
+                let unavailable = updates.firstIndex { $0.status == .sourceUnavailable }!
+                #expect(updates[..<unavailable].contains { $0.fix != nil })
+                #expect(updates[unavailable...].filter { $0.fix != nil }.count > 10)
+                #expect(beforeKill > 10)
+                #expect(source.statistics.connections >= 2)
+                #expect(source.statistics.disconnections >= 1)
+            }
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func reconnectsWhenGpsdSaysNothing(greets: Bool) async throws {
+        try await SilentServer.with(greeting: greets) { server in
+            let source = try GpsdSource(
+                configuration: GpsdConfiguration(
+                    host: "127.0.0.1", port: server.port, silenceTimeout: .milliseconds(600), reconnect: Self.quickRetry
+                ))
+            let recorder = UpdateRecorder()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for try await update in source.updates { await recorder.record(update) } }
+                // Each connection sends WATCH; the silence is detected and the source connects again.
+                try await server.waitForConnections(3)
+                try await recorder.wait("a source-unavailable update") {
+                    $0.contains { $0.status == .sourceUnavailable }
+                }
+                group.cancelAll()
+            }
+            #expect(source.statistics.silentTimeouts >= 2)
+            #expect(server.commands.filter { $0.hasPrefix("?WATCH={\"enable\":true,\"json\":true}") }.count >= 2)
+            // A greeted connection is probed before it is given up.
+            #expect(server.commands.contains("?VERSION;") == greets)
+            #expect(await recorder.updates.allSatisfy { $0.fix == nil })
+        }
+    }
+
+    @Test func receiverWithoutAFixForMinutes() async throws {
+        let log = NoFixLog.minutes(5)
+        try await TestGpsd.with { gpsd in
+            let source = try GpsdSource(
+                configuration: GpsdConfiguration(
+                    host: "127.0.0.1", port: gpsd.port, reconnect: Self.quickRetry, bufferSize: 10_000))
+            let recorder = UpdateRecorder()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { for try await update in source.updates { await recorder.record(update) } }
+                try await gpsd.feed(log + GpsdReplayIntegrationTests.sentinelSentences)
+                try await recorder.wait("the sentinel") { $0.last.map(GpsdReplayIntegrationTests.isSentinel) ?? false }
+                group.cancelAll()
+            }
+            let all = await recorder.updates
+            let updates = all.prefix { !GpsdReplayIntegrationTests.isSentinel($0) }
+            #expect(updates.count >= 1)
+            #expect(updates.allSatisfy { $0.fix == nil && $0.status == .noFix }, "\(updates.map(\.status))")
+            #expect(source.statistics.totalDropped == 0)
+        }
+    }
+}
+
+/// A receiver without a fix: `minutes` of real no-fix sentences (from rx210.log, a u-blox 8 before
+/// its first fix), one epoch a second, with times and checksums made anew.
+enum NoFixLog {
+    static func minutes(_ minutes: Int) -> [UInt8] {
+        var text = ""
+        for second in 0..<(minutes * 60) {
+            let time = String(format: "%02d%02d%02d.00", 18, 40 + second / 60 % 20, second % 60)
+            for body in [
+                "GNRMC,\(time),V,,,,,,,030416,,,N", "GNGGA,\(time),,,,,0,04,28.92,,,,,,",
+                "GNGSA,A,1,31,21,,,,,,,,,,,53.49,28.92,45.00",
+            ] {
+                let checksum = body.utf8.reduce(UInt8(0), ^)
+                text += "$\(body)*\(String(format: "%02X", checksum))\r\n"
+            }
+        }
+        return Array(text.utf8)
+    }
+}
+
+/// Collects a source's updates and lets a test wait for a condition on them.
+actor UpdateRecorder {
+    private(set) var updates: [LocationUpdate] = []
+    private var waiters: [(condition: ([LocationUpdate]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+    var fixCount: Int { updates.filter { $0.fix != nil }.count }
+
+    func record(_ update: LocationUpdate) {
+        updates.append(update)
+        var remaining: [(condition: ([LocationUpdate]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        for waiter in waiters {
+            if waiter.condition(updates) { waiter.continuation.resume() } else { remaining.append(waiter) }
+        }
+        waiters = remaining
+    }
+
+    private func suspend(until condition: @escaping @Sendable ([LocationUpdate]) -> Bool) async {
+        if condition(updates) { return }
+        await withCheckedContinuation { waiters.append((condition, $0)) }
+    }
+
+    /// Waits (at most `timeout`) until the updates so far satisfy `condition`.
+    nonisolated func wait(
+        _ what: String, timeout: Duration = .seconds(30), _ condition: @escaping @Sendable ([LocationUpdate]) -> Bool
+    ) async throws {
+        try await withDeadline(timeout, what: what) { await self.suspend(until: condition) }
+    }
+}
+
+/// A TCP server that accepts connections and never answers (or only greets like gpsd, then
+/// falls silent): a hung gpsd, or a half-open connection.
+final class SilentServer: Sendable {
+    let port: Int
+    private let listener: Int32
+    private let state = Mutex<
+        (connections: Int, commands: [String], waiters: [(Int, CheckedContinuation<Void, Never>)])
+    >((0, [], []))
+    private let greeting: Bool
+
+    private init(listener: Int32, port: Int, greeting: Bool) {
+        self.listener = listener
+        self.port = port
+        self.greeting = greeting
+    }
+
+    var commands: [String] { state.withLock { $0.commands } }
+
+    static func with<R>(greeting: Bool, _ body: (SilentServer) async throws -> R) async throws -> R {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestSupportError("cannot listen on a loopback port") }
+        let server = SilentServer(listener: fd, port: Int(UInt16(bigEndian: address.sin_port)), greeting: greeting)
+        let thread = Thread { server.acceptLoop() }
+        thread.start()
+        defer { shutdown(fd, Int32(SHUT_RDWR)) }
+        return try await body(server)
+    }
+
+    /// Waits until `count` connections have been accepted (bounded by the caller's deadline).
+    func waitForConnections(_ count: Int, timeout: Duration = .seconds(20)) async throws {
+        try await withDeadline(timeout, what: "\(count) connections") {
+            await withCheckedContinuation { continuation in
+                let ready = self.state.withLock { state -> Bool in
+                    if state.connections >= count { return true }
+                    state.waiters.append((count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    private func acceptLoop() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            if greeting {
+                let version =
+                    "{\"class\":\"VERSION\",\"release\":\"3.22\",\"rev\":\"3.22\",\"proto_major\":3,\"proto_minor\":14}\r\n"
+                _ = version.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            }
+            let thread = Thread { self.readCommands(client) }
+            thread.start()
+            let ready = state.withLock { state in
+                state.connections += 1
+                let count = state.connections
+                let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+                state.waiters.removeAll { $0.0 <= count }
+                return ready
+            }
+            for continuation in ready { continuation.resume() }
+        }
+    }
+
+    /// Records what the client sends, and never answers.
+    private func readCommands(_ client: Int32) {
+        defer { close(client) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var pending = ""
+        while true {
+            let count = read(client, &buffer, buffer.count)
+            guard count > 0 else { return }
+            pending += String(decoding: buffer[..<count], as: UTF8.self)
+            while let newline = pending.firstIndex(of: "\n") {
+                let command = String(pending[..<newline])
+                pending = String(pending[pending.index(after: newline)...])
+                state.withLock { $0.commands.append(command) }
+            }
+        }
+    }
+}
