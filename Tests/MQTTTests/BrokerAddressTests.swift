@@ -25,7 +25,7 @@ struct BrokerAddressTests {
         ("http://broker.example", "unknown scheme \"http\""),
         ("mqtt:broker.example", "expected // after mqtt:"),
         ("mqtt://", "no host"),
-        ("mqtt://:1883", "no host"),
+        ("mqtt://:1884", "no host"),
         ("mqtt://broker.example:0", "the port \"0\" is not a number from 1 to 65535"),
         ("mqtt://broker.example:65536", "the port \"65536\" is not a number from 1 to 65535"),
         ("mqtt://broker.example:abc", "the port \"abc\" is not a number from 1 to 65535"),
