@@ -1,0 +1,116 @@
+import Foundation
+import LiveActivity
+import Logging
+import MQTT
+import Testing
+import TestSupport
+
+/// A live activity's whole lifecycle over a real broker, as an independent MQTT client
+/// (`mosquitto_sub`) sees it: the wire contract of docs/topics.md, end to end.
+@Suite(.timeLimit(.minutes(2)))
+struct ContractIntegrationTests {
+    static let device = try! DeviceID("van-7")
+    static let tree = TopicTree()
+    static let json = MQTTPublishProperties(contentType: "application/json")
+    /// A live (not retained) message on an activity topic that ends a `--retained-only` subscriber.
+    static let marker = "myeline/probe/activities/marker"
+
+    @Test func lifecycleAsAnIndependentSubscriberSeesIt() async throws {
+        try await TestBroker.with { broker in
+            guard case .unix(let socket) = broker.address.transport else {
+                Issue.record("the default test broker listens on a unix socket")
+                return
+            }
+            // -d prints the SUBACK, so the test knows the subscription is in place before publishing.
+            let live = try Self.mosquittoSub(
+                ["--unix", socket, "-t", Self.tree.allActivities, "-d", "-F", "MSG|%t|%l|%r|%p"])
+            try await live.waitForLine(containing: "SUBACK")
+
+            let clock = ManualWallClock()
+            let center = ActivityCenter(clock: clock)
+            let configuration = MQTTConfiguration(broker: broker.address, clientID: "contract-agent")
+            try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+                try await client.waitUntilConnected()
+                let activity = try center.request(
+                    attributes: LocationActivityAttributes(deviceID: Self.device, name: "Van 7"),
+                    content: ActivityContent(state: LocationActivityAttributes.ContentState(), staleDate: nil))
+                let topic = Self.tree.activity(device: Self.device, activityID: activity.id)
+                // The agent's job in miniature: every event becomes one retained publish, in order.
+                let publisher = Task {
+                    for await event in activity.events {
+                        let payload = try ActivityEnvelope(event: event, device: Self.device).map(WireCodec.encode)
+                        try await client.publish(
+                            topic, payload: Array(payload ?? Data()), qos: .atLeastOnce, retain: true,
+                            properties: Self.json)
+                    }
+                }
+
+                clock.advance(by: 1)
+                try activity.update(
+                    ActivityContent(
+                        state: LocationActivityAttributes.ContentState(
+                            latitude: 45.260_3, longitude: 13.829_1, speed: 12.5, fix: .fix3D, satellites: 9,
+                            fixTime: clock.now),
+                        staleDate: clock.now.addingTimeInterval(90), relevanceScore: 50))
+                clock.advance(by: 1)
+                try activity.end(
+                    ActivityContent(state: LocationActivityAttributes.ContentState(), staleDate: nil),
+                    dismissalPolicy: .after(clock.now.addingTimeInterval(60)))
+                try await live.waitForLine(containing: "\"event\":\"end\"")
+
+                // A board started now gets the ended activity at once: it is the retained message.
+                let ended = try await Self.retainedActivities(socket: socket, client: client)
+                #expect(ended.count == 1)
+                let header = try WireCodec.decode(EnvelopeHeader.self, from: Data(try #require(ended.first).utf8))
+                #expect(header.seq == 3)
+
+                // At the dismissal date the retained envelope is cleared with an empty retained message.
+                clock.advance(by: 60)
+                center.refresh()
+                try await publisher.value
+                #expect(try await Self.retainedActivities(socket: socket, client: client).isEmpty)
+            }
+            let messages = live.output.split(separator: "\n").filter { $0.hasPrefix("MSG|") }.map {
+                $0.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+            }.filter { $0[1] != Self.marker }
+            try #require(messages.count == 4, "start, update, end, clear:\n\(live.output)")
+            var lastSeq = 0
+            for message in messages.prefix(3) {
+                let envelope = try WireCodec.decode(
+                    ActivityEnvelope<LocationActivityAttributes>.self, from: Data(message[4].utf8))
+                #expect(envelope.header.seq == lastSeq + 1)
+                lastSeq = envelope.header.seq
+                #expect(message[2] == String(message[4].utf8.count))
+            }
+            #expect(
+                messages.map { $0[4].contains("\"event\":\"") ? "envelope" : $0[4] } == [
+                    "envelope", "envelope", "envelope", "",
+                ])
+            #expect(messages[3][2] == "0")
+            await live.stop()
+        }
+    }
+
+    /// The retained activity envelopes a subscriber starting now receives, read by a second
+    /// `mosquitto_sub`: `--retained-only` makes it exit at the first live message, which the test
+    /// publishes once that subscriber is subscribed, so no waiting for silence is needed.
+    static func retainedActivities(socket: String, client: MQTTClient) async throws -> [String] {
+        let late = try mosquittoSub([
+            "--unix", socket, "-t", Self.tree.allActivities, "--retained-only", "-d", "-F", "RETAINED|%p",
+        ])
+        try await late.waitForLine(containing: "SUBACK")
+        try await client.publish(Self.marker, payload: Array("live".utf8), qos: .atLeastOnce, retain: false)
+        #expect(try await late.waitForExit() == 0)
+        return late.output.split(separator: "\n").filter { $0.hasPrefix("RETAINED|") }.map {
+            String($0.dropFirst("RETAINED|".count))
+        }
+    }
+
+    /// Starts `mosquitto_sub` with line-buffered output (through `stdbuf`), so that each line reaches
+    /// the test as soon as it is printed, not when the pipe's buffer fills.
+    static func mosquittoSub(_ arguments: [String]) throws -> TestProcess {
+        let subscriber = try executablePath("mosquitto_sub", package: "mosquitto-clients")
+        let stdbuf = try executablePath("stdbuf", package: "coreutils")
+        return try TestProcess(name: "mosquitto_sub", executable: stdbuf, arguments: ["-oL", subscriber] + arguments)
+    }
+}
