@@ -36,8 +36,10 @@ struct ContractIntegrationTests {
                     content: ActivityContent(state: LocationActivityAttributes.ContentState(), staleDate: nil))
                 let topic = Self.tree.activity(device: Self.device, activityID: activity.id)
                 // The agent's job in miniature: every event becomes one retained publish, in order.
+                // Subscribing to the events now, before any change, means no event is missed.
+                let events = activity.events
                 let publisher = Task {
-                    for await event in activity.events {
+                    for await event in events {
                         let payload = try ActivityEnvelope(event: event, device: Self.device).map(WireCodec.encode)
                         try await client.publish(
                             topic, payload: Array(payload ?? Data()), qos: .atLeastOnce, retain: true,
