@@ -19,6 +19,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -49,9 +52,13 @@ let package = Package(
             name: "MyelineAgent",
             dependencies: [
                 "LiveActivity",
+                "Location",
                 "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),
@@ -102,7 +109,14 @@ let package = Package(
         ),
         .testTarget(
             name: "MyelineAgentTests",
-            dependencies: ["MyelineAgent", "MyelineAggregator"],
+            dependencies: [
+                "MyelineAgent",
+                "MyelineAggregator",
+                "LiveActivity",
+                "Location",
+                "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

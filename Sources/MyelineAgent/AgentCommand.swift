@@ -12,6 +12,7 @@ struct AgentCommand: AsyncParsableCommand {
             dismiss) and publishes each activity's content state as JSON to its own MQTT topic. \
             See docs/topics.md for the topics and payloads.
             """,
-        version: Myeline.version
+        version: Myeline.version,
+        subcommands: [CheckConfigCommand.self]
     )
 }

@@ -17,9 +17,51 @@ struct CommandLineTests {
                 update, stale, end, dismiss) and publishes each activity's content state as
                 JSON to its own MQTT topic. See docs/topics.md for the topics and payloads.
 
-                USAGE: myeline-agent
+                USAGE: myeline-agent <subcommand>
 
                 OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  check-config            Validate the configuration and print the effective
+                                          values.
+
+                  See 'myeline-agent help <subcommand>' for detailed help.
+                """)
+    }
+
+    @Test func checkConfigHelp() {
+        #expect(
+            AgentCommand.helpMessage(for: CheckConfigCommand.self, columns: 80) == """
+                OVERVIEW: Validate the configuration and print the effective values.
+
+                Reads flags, MYELINE_* environment variables and the YAML file, in that order
+                of precedence, and prints every key with its value and where it came from.
+                Secrets are masked. Exits with status 64 naming the key when a value is
+                invalid. Connects to nothing. See docs/configuration.md for every key.
+
+                USAGE: myeline-agent check-config [--config <file>] [--device <id>] [--broker <url>] [--source <source>] [--speed <n|max>] [--loop] [--no-loop] [--prefix <prefix>] [--state-dir <dir>] [--end-on-exit] [--no-end-on-exit] [--log-level <level>]
+
+                OPTIONS:
+                  --config <file>         The YAML configuration file (default:
+                                          /etc/myeline/agent.yaml, if it exists).
+                  --device <id>           This tracker's device id (device.id).
+                  --broker <url>          The broker URL (mqtt.broker), such as
+                                          mqtts://broker:8883.
+                  --source <source>       Where locations come from (source.address):
+                                          gpsd://host[:port][/device] or a file.
+                  --speed <n|max>         File replay speed (source.speed): a factor such as 2,
+                                          or max.
+                  --loop/--no-loop        Replay a file again and again (source.loop).
+                  --prefix <prefix>       The topic prefix (topic-prefix).
+                  --state-dir <dir>       Where the activity state and outbox are kept
+                                          (state-directory).
+                  --end-on-exit/--no-end-on-exit
+                                          End the activity when the agent shuts down
+                                          (activity.end-on-exit).
+                  --log-level <level>     The lowest level logged (log-level): trace ...
+                                          critical.
                   --version               Show the version.
                   -h, --help              Show help information.
 

@@ -1,0 +1,377 @@
+import Configuration
+import LiveActivity
+import Location
+import Logging
+import MQTT
+
+extension AgentConfiguration {
+    /// Reads and checks the configuration.
+    ///
+    /// The reader's providers give precedence: flags, then `MYELINE_*` environment variables, then
+    /// the YAML file; a key none of them sets has its default. Every value is checked here, so a
+    /// configuration that reads is one the agent can start with (files other than the password file
+    /// are not opened).
+    ///
+    /// | Key | Type | Default |
+    /// |---|---|---|
+    /// | `device.id` | device id (a-z, 0-9, `.`, `_`, `-`; 1-64) | none: required |
+    /// | `device.name` | string | `device.id` |
+    /// | `device.vehicle` | string | none |
+    /// | `device.driver` | string | none |
+    /// | `device.destination.name` | string | none |
+    /// | `device.destination.latitude` | degrees, -90...90 | none |
+    /// | `device.destination.longitude` | degrees, -180...180 | none |
+    /// | `device.priority` | number (the relevance score) | `0` |
+    /// | `mqtt.broker` | `mqtt://HOST[:PORT]`, `mqtts://HOST[:PORT]`, `unix:/PATH` | `mqtt://localhost` |
+    /// | `mqtt.client-id` | string, 1-65535 bytes | `myeline-` + `device.id` |
+    /// | `mqtt.keepalive` | whole seconds, 5...65535 | `30` |
+    /// | `mqtt.protocol` | `5` or `3.1.1` | `5` |
+    /// | `mqtt.username` | string | none (anonymous) |
+    /// | `mqtt.password-file` | path | none (then `MYELINE_MQTT_PASSWORD`, if set) |
+    /// | `mqtt.tls.ca-file` | path | none (system CAs with `mqtts://`) |
+    /// | `mqtt.tls.cert-file` | path | none |
+    /// | `mqtt.tls.key-file` | path | none |
+    /// | `mqtt.reconnect.initial-delay` | seconds, > 0 | `1` |
+    /// | `mqtt.reconnect.max-delay` | seconds, ≥ initial delay | `60` |
+    /// | `topic-prefix` | topic levels | `myeline` |
+    /// | `source.address` | `gpsd://HOST[:PORT][/DEVICE]` or a file path | `gpsd://localhost` |
+    /// | `source.speed` | positive factor or `max` | `1` (recorded pace) |
+    /// | `source.loop` | boolean | `false` |
+    /// | `state-directory` | absolute path | `/var/lib/myeline` |
+    /// | `activity.autostart` | boolean | `true` |
+    /// | `activity.dismissal` | `default`, `immediate` or `after:SECONDS` | `immediate` |
+    /// | `activity.end-on-exit` | boolean | `false` |
+    /// | `activity.max-activities` | integer, 1...64 | `8` |
+    /// | `updates.min-distance` | metres, ≥ 0 | `25` |
+    /// | `updates.min-interval` | seconds, ≥ 0 | `5` |
+    /// | `updates.heartbeat` | seconds, > 0, ≥ min-interval | `60` |
+    /// | `updates.stale-after` | seconds, > 0 | 3 × `updates.heartbeat` |
+    /// | `updates.no-fix-grace` | seconds, ≥ 0 | `30` |
+    /// | `outbox.capacity` | track points, 1...10000000 | `100000` |
+    /// | `alerts.geofences` | list of `NAME:LATITUDE:LONGITUDE:RADIUS` (degrees, metres) | none |
+    /// | `alerts.overspeed.threshold` | m/s, > 0 | none (no overspeed alert) |
+    /// | `alerts.overspeed.duration` | seconds, ≥ 0 | `5` |
+    /// | `log-level` | `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` | `info` |
+    ///
+    /// The password is never a key: it is read from `mqtt.password-file`, or else from the
+    /// environment variable `MYELINE_MQTT_PASSWORD`, and only when a connection needs it.
+    ///
+    /// - Parameters:
+    ///   - reader: the configuration reader; its access reporter must be `sources`.
+    ///   - sources: records where each value came from, to name it in errors.
+    ///   - environment: the process environment, for `MYELINE_MQTT_PASSWORD`.
+    /// - Throws: ``ConfigurationError`` naming the first key at fault, its value and the fix.
+    init(reader: ConfigReader, sources: ValueSources, environment: [String: String]) throws(ConfigurationError) {
+        let values = KeyReader(reader: reader, sources: sources)
+
+        guard let deviceText = try values.string("device.id") else {
+            throw ConfigurationError(
+                key: "device.id",
+                "no device id: set device.id in the file, MYELINE_DEVICE_ID, or --device (such as van-7)")
+        }
+        let deviceID = try values.check("device.id", deviceText) { text throws(ActivityError) in try DeviceID(text) }
+        self.init(deviceID: deviceID)
+
+        // device
+        if let name = try values.string("device.name") { device.name = name }
+        device.vehicle = try values.string("device.vehicle")
+        device.driver = try values.string("device.driver")
+        let destinationName = try values.string("device.destination.name")
+        let latitude = try values.number("device.destination.latitude", in: -90...90, unit: "degrees")
+        let longitude = try values.number("device.destination.longitude", in: -180...180, unit: "degrees")
+        switch (destinationName, latitude, longitude) {
+        case (nil, nil, nil): break
+        case (let name?, let latitude?, let longitude?):
+            device.destination = .init(name: name, latitude: latitude, longitude: longitude)
+        default:
+            let missing = [
+                ("device.destination.name", destinationName == nil),
+                ("device.destination.latitude", latitude == nil),
+                ("device.destination.longitude", longitude == nil),
+            ].first { $0.1 }!.0
+            throw ConfigurationError(
+                key: missing, "a destination needs a name, a latitude and a longitude: set \(missing) too")
+        }
+        if let priority = try values.number("device.priority", in: -1e6...1e6, unit: "") { device.priority = priority }
+
+        // mqtt
+        if let broker = try values.value("mqtt.broker", { text throws(MQTTError) in try BrokerAddress(parsing: text) })
+        {
+            mqtt.broker = broker
+        }
+        if let clientID = try values.string("mqtt.client-id") { mqtt.clientID = clientID }
+        if let keepAlive = try values.integer("mqtt.keepalive", in: 5...65_535, unit: "seconds") {
+            mqtt.keepAlive = .seconds(keepAlive)
+        }
+        if let version = try values.choice("mqtt.protocol", MQTTProtocolVersion.allCases.map { ($0.rawValue, $0) }) {
+            mqtt.protocolVersion = version
+        }
+        mqtt.username = try values.string("mqtt.username")
+        if let file = try values.string("mqtt.password-file") {
+            mqtt.password = .file(file)
+        } else if environment[Self.passwordVariable] != nil {
+            mqtt.password = .environment(Self.passwordVariable)
+        }
+        if mqtt.password != nil, mqtt.username == nil {
+            throw ConfigurationError(
+                key: "mqtt.username",
+                "a password is set (\(mqtt.password.map(Self.describe) ?? "")) but no username: set mqtt.username")
+        }
+        mqtt.tls.caFile = try values.string("mqtt.tls.ca-file")
+        mqtt.tls.certificateFile = try values.string("mqtt.tls.cert-file")
+        mqtt.tls.keyFile = try values.string("mqtt.tls.key-file")
+        if (mqtt.tls.certificateFile == nil) != (mqtt.tls.keyFile == nil) {
+            let missing = mqtt.tls.certificateFile == nil ? "mqtt.tls.cert-file" : "mqtt.tls.key-file"
+            throw ConfigurationError(
+                key: missing, "a client certificate needs both mqtt.tls.cert-file and mqtt.tls.key-file: set \(missing)"
+            )
+        }
+        if let initial = try values.number("mqtt.reconnect.initial-delay", in: 0.001...3600, unit: "seconds") {
+            mqtt.reconnect.initialDelay = .seconds(initial)
+        }
+        if let maximum = try values.number("mqtt.reconnect.max-delay", in: 0.001...86_400, unit: "seconds") {
+            mqtt.reconnect.maximumDelay = .seconds(maximum)
+        }
+        do {
+            try mqtt.clientConfiguration(password: nil).validate()
+        } catch {
+            throw ConfigurationError(key: mqttKey(for: error.message), source: nil, error.message)
+        }
+
+        // topics, source, state
+        if let prefix = try values.value("topic-prefix", { text throws(ActivityError) in try TopicPrefix(text) }) {
+            topicPrefix = prefix
+        }
+        if let address = try values.value(
+            "source.address", { text throws(LocationError) in try LocationSourceAddress(parsing: text) })
+        {
+            source.address = address
+        }
+        if let speed = try values.string("source.speed") {
+            source.pacing = try values.check("source.speed", speed) { text throws(ConfigurationError) in
+                try Self.pacing(text)
+            }
+        }
+        if let loops = try values.boolean("source.loop") { source.loops = loops }
+        if let directory = try values.string("state-directory") {
+            guard directory.hasPrefix("/") else {
+                throw values.error(
+                    "state-directory", "\"\(directory)\" is not an absolute path: use one such as /var/lib/myeline")
+            }
+            stateDirectory = directory
+        }
+
+        // activity
+        if let autostart = try values.boolean("activity.autostart") { activity.autostart = autostart }
+        if let dismissal = try values.string("activity.dismissal") {
+            activity.dismissal = try values.check("activity.dismissal", dismissal) { text throws(ConfigurationError) in
+                try Self.dismissal(text)
+            }
+        }
+        if let endOnExit = try values.boolean("activity.end-on-exit") { activity.endOnExit = endOnExit }
+        if let maximum = try values.integer("activity.max-activities", in: 1...64, unit: "activities") {
+            activity.maximumActivities = maximum
+        }
+
+        // updates
+        if let distance = try values.number("updates.min-distance", in: 0...1_000_000, unit: "metres") {
+            updates.minimumDistance = distance
+        }
+        if let interval = try values.number("updates.min-interval", in: 0...86_400, unit: "seconds") {
+            updates.minimumInterval = interval
+        }
+        if let heartbeat = try values.number("updates.heartbeat", in: 1...86_400, unit: "seconds") {
+            updates.heartbeat = heartbeat
+        }
+        guard updates.heartbeat >= updates.minimumInterval else {
+            throw values.error(
+                "updates.heartbeat",
+                "\(Self.format(updates.heartbeat)) s is shorter than updates.min-interval "
+                    + "(\(Self.format(updates.minimumInterval)) s): make it at least as long")
+        }
+        updates.staleAfterSetting = try values.number("updates.stale-after", in: 1...604_800, unit: "seconds")
+        if let grace = try values.number("updates.no-fix-grace", in: 0...86_400, unit: "seconds") {
+            updates.noFixGrace = grace
+        }
+
+        // outbox, alerts, logs
+        if let capacity = try values.integer("outbox.capacity", in: 1...10_000_000, unit: "track points") {
+            outbox.capacity = capacity
+        }
+        if let fences = try values.list("alerts.geofences") {
+            var names: Set<String> = []
+            for text in fences {
+                let fence = try values.check("alerts.geofences", text) { text throws(ConfigurationError) in
+                    try Self.geofence(text)
+                }
+                guard names.insert(fence.name).inserted else {
+                    throw values.error("alerts.geofences", "two geofences are named \"\(fence.name)\": rename one")
+                }
+                alerts.geofences.append(fence)
+            }
+        }
+        alerts.overspeedThreshold = try values.number("alerts.overspeed.threshold", in: 0.1...1000, unit: "m/s")
+        if let duration = try values.number("alerts.overspeed.duration", in: 0...3600, unit: "seconds") {
+            alerts.overspeedDuration = duration
+        }
+        let levels = Logger.Level.allCases.map { ($0.rawValue, $0) }
+        if let level = try values.choice("log-level", levels) { logLevel = level }
+    }
+
+    /// How a password source is shown: the file's path or the variable's name, never the password.
+    static func describe(_ source: PasswordSource) -> String {
+        switch source {
+        case .file(let path): "file \(path)"
+        case .environment(let name): "variable \(name)"
+        }
+    }
+
+    /// The key an `MQTTConfiguration.validate()` message is about.
+    private func mqttKey(for message: String) -> String {
+        if message.contains("client id") { return "mqtt.client-id" }
+        if message.contains("keep-alive") { return "mqtt.keepalive" }
+        if message.contains("TLS") {
+            if mqtt.tls.caFile != nil { return "mqtt.tls.ca-file" }
+            return "mqtt.tls.cert-file"
+        }
+        if message.contains("reconnect") { return "mqtt.reconnect.max-delay" }
+        return "mqtt"
+    }
+
+    static func pacing(_ text: String) throws(ConfigurationError) -> ReplayPacing {
+        if text.lowercased() == "max" { return .asFastAsPossible }
+        guard let factor = Double(text), factor.isFinite, factor > 0, factor <= 10_000 else {
+            throw ConfigurationError(
+                key: "source.speed",
+                "invalid replay speed \"\(text)\": use a factor such as 1, 2 or 0.5 (up to 10000), or max")
+        }
+        return factor == 1 ? .recorded : .scaled(factor)
+    }
+
+    static func dismissal(_ text: String) throws(ConfigurationError) -> Dismissal {
+        switch text {
+        case "default": return .default
+        case "immediate": return .immediate
+        default:
+            if text.hasPrefix("after:"), let seconds = Double(text.dropFirst("after:".count)), seconds >= 0,
+                seconds <= 4 * 3600
+            {
+                return .after(seconds: seconds)
+            }
+            throw ConfigurationError(
+                key: "activity.dismissal",
+                "invalid dismissal policy \"\(text)\": use default, immediate or after:SECONDS (0 to 14400)")
+        }
+    }
+
+    static func geofence(_ text: String) throws(ConfigurationError) -> Geofence {
+        let usage = "use NAME:LATITUDE:LONGITUDE:RADIUS, such as depot:52.52:13.405:150 (degrees, metres)"
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 4 else {
+            throw ConfigurationError(key: "alerts.geofences", "invalid geofence \"\(text)\": \(usage)")
+        }
+        let name = parts.dropLast(3).joined(separator: ":").trimmingWhitespace()
+        let numbers = parts.suffix(3).map { Double(String($0).trimmingWhitespace()) }
+        guard !name.isEmpty, let latitude = numbers[0], let longitude = numbers[1], let radius = numbers[2],
+            (-90...90).contains(latitude), (-180...180).contains(longitude), radius > 0, radius <= 1_000_000
+        else {
+            throw ConfigurationError(
+                key: "alerts.geofences",
+                "invalid geofence \"\(text)\": \(usage); latitude -90 to 90, longitude -180 to 180, radius above 0")
+        }
+        return Geofence(name: name, latitude: latitude, longitude: longitude, radius: radius)
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
+/// Reads one key at a time as text and checks it, turning every problem into a ``ConfigurationError``.
+private struct KeyReader {
+    let reader: ConfigReader
+    let sources: ValueSources
+
+    func error(_ key: String, _ message: String) -> ConfigurationError {
+        ConfigurationError(key: key, source: sources.source(of: key), message)
+    }
+
+    private func checkLookup(_ key: String) throws(ConfigurationError) {
+        if let problem = sources.record(for: key)?.error {
+            let shape = ConfigurationKey.byName[key]?.isList == true ? "a list of strings" : "a single value"
+            throw error(key, "cannot be read (\(problem)): give \(shape)")
+        }
+    }
+
+    func string(_ key: String) throws(ConfigurationError) -> String? {
+        let value = reader.string(forKey: ConfigKey(key))
+        try checkLookup(key)
+        guard let value else { return nil }
+        guard !value.isEmpty else { throw error(key, "is empty: give a value or leave the key out") }
+        return value
+    }
+
+    func list(_ key: String) throws(ConfigurationError) -> [String]? {
+        let value = reader.stringArray(forKey: ConfigKey(key))
+        try checkLookup(key)
+        return value
+    }
+
+    func check<T, E: Error>(_ key: String, _ text: String, _ parse: (String) throws(E) -> T) throws(ConfigurationError)
+        -> T
+    {
+        do {
+            return try parse(text)
+        } catch let failure as ConfigurationError {
+            throw error(key, failure.message)
+        } catch {
+            throw self.error(key, "\(error)")
+        }
+    }
+
+    func value<T, E: Error>(_ key: String, _ parse: (String) throws(E) -> T) throws(ConfigurationError) -> T? {
+        guard let text = try string(key) else { return nil }
+        return try check(key, text, parse)
+    }
+
+    func number(_ key: String, in range: ClosedRange<Double>, unit: String) throws(ConfigurationError) -> Double? {
+        guard let text = try string(key) else { return nil }
+        let units = unit.isEmpty ? "" : " \(unit)"
+        guard let number = Double(text), range.contains(number) else {
+            throw error(
+                key,
+                "invalid value \"\(text)\": use a number from \(AgentConfiguration.format(range.lowerBound)) "
+                    + "to \(AgentConfiguration.format(range.upperBound))\(units)")
+        }
+        return number
+    }
+
+    func integer(_ key: String, in range: ClosedRange<Int>, unit: String) throws(ConfigurationError) -> Int? {
+        guard let text = try string(key) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw error(
+                key,
+                "invalid value \"\(text)\": use a whole number from \(range.lowerBound) to \(range.upperBound) \(unit)")
+        }
+        return number
+    }
+
+    func boolean(_ key: String) throws(ConfigurationError) -> Bool? {
+        guard let text = try string(key) else { return nil }
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw error(key, "invalid value \"\(text)\": use true or false")
+        }
+    }
+
+    func choice<T>(_ key: String, _ choices: [(String, T)]) throws(ConfigurationError) -> T? {
+        guard let text = try string(key) else { return nil }
+        guard let match = choices.first(where: { $0.0 == text }) else {
+            throw error(key, "invalid value \"\(text)\": use one of \(choices.map(\.0).joined(separator: ", "))")
+        }
+        return match.1
+    }
+}

@@ -1,0 +1,190 @@
+import LiveActivity
+import Location
+import Logging
+import MQTT
+
+/// Everything `myeline-agent` is configured with: a plain value with a default for every setting but
+/// the device id.
+///
+/// Read it with ``init(reader:sources:environment:)`` (flags, `MYELINE_*` environment variables, the
+/// YAML file, defaults); docs/configuration.md lists every key. Times are in seconds, distances in
+/// metres, speeds in m/s, coordinates in degrees (WGS 84).
+struct AgentConfiguration: Hashable, Sendable {
+    /// The environment variable that may hold the broker password (the other place is a password file).
+    static let passwordVariable = "MYELINE_MQTT_PASSWORD"
+
+    /// This tracker and what its activities show about it.
+    var device: Device
+    /// How the agent reaches the broker.
+    var mqtt: MQTTSettings
+    /// The first levels of every topic (`topic-prefix`); `myeline` by default.
+    var topicPrefix: TopicPrefix = .default
+    /// Where locations come from and how a file is replayed.
+    var source: Source = Source()
+    /// Where the agent keeps its current activity and the outbox (`state-directory`).
+    var stateDirectory: String = "/var/lib/myeline"
+    /// How activities start and end.
+    var activity: Activity = Activity()
+    /// When an activity update is published (the "frequent updates" budget).
+    var updates: Updates = Updates()
+    /// The offline outbox of track points.
+    var outbox: Outbox = Outbox()
+    /// Geofence and overspeed alerts.
+    var alerts: Alerts = Alerts()
+    /// The lowest level logged (`log-level`); `info` by default.
+    var logLevel: Logger.Level = .info
+
+    /// Creates a configuration with every default for this device.
+    init(deviceID: DeviceID) {
+        device = Device(id: deviceID)
+        mqtt = MQTTSettings(deviceID: deviceID)
+    }
+
+    /// This tracker.
+    struct Device: Hashable, Sendable {
+        /// The device id (`device.id`), a topic level such as `van-7`; required.
+        var id: DeviceID
+        /// The display name (`device.name`); the id by default.
+        var name: String
+        /// The vehicle (`device.vehicle`), such as a registration plate; none by default.
+        var vehicle: String?
+        /// The driver's name (`device.driver`); none by default.
+        var driver: String?
+        /// The trip's destination (`device.destination.*`); none by default.
+        var destination: LocationActivityAttributes.Destination?
+        /// The relevance score every activity carries (`device.priority`): higher sorts first on the board; 0 by default.
+        var priority: Double = 0
+
+        init(id: DeviceID) {
+            self.id = id
+            self.name = id.rawValue
+        }
+    }
+
+    /// The broker connection; the password itself is never held here, only where to read it from.
+    struct MQTTSettings: Hashable, Sendable {
+        /// The broker URL (`mqtt.broker`); `mqtt://localhost` (port 1883) by default.
+        var broker = BrokerAddress(.tcp(host: "localhost", port: BrokerAddress.defaultTCPPort))
+        /// The MQTT client id (`mqtt.client-id`); `myeline-DEVICE` by default.
+        var clientID: String
+        /// The keep-alive interval (`mqtt.keepalive`), whole seconds 5...65535; 30 s by default.
+        var keepAlive: Duration = .seconds(30)
+        /// The protocol version (`mqtt.protocol`), `5` or `3.1.1`; `5` by default.
+        var protocolVersion: MQTTProtocolVersion = .v5
+        /// The username (`mqtt.username`); none (anonymous) by default.
+        var username: String?
+        /// Where the password comes from: `mqtt.password-file`, else `MYELINE_MQTT_PASSWORD` if set; none by default.
+        var password: PasswordSource?
+        /// TLS files (`mqtt.tls.ca-file`, `mqtt.tls.cert-file`, `mqtt.tls.key-file`); none by default.
+        var tls = MQTTTLSConfiguration()
+        /// Reconnection delays (`mqtt.reconnect.initial-delay`, `mqtt.reconnect.max-delay`); 1 s to 60 s by default.
+        var reconnect = ReconnectBackoff()
+
+        init(deviceID: DeviceID) {
+            clientID = "myeline-\(deviceID.rawValue)"
+        }
+
+        /// The MQTT client's configuration, with the password already read (or `nil` without credentials).
+        func clientConfiguration(password: String?) -> MQTTConfiguration {
+            MQTTConfiguration(
+                broker: broker, clientID: clientID, keepAlive: keepAlive, protocolVersion: protocolVersion,
+                credentials: username.map { MQTTCredentials(username: $0, password: password) }, tls: tls,
+                reconnect: reconnect)
+        }
+    }
+
+    /// Where locations come from.
+    struct Source: Hashable, Sendable {
+        /// gpsd or a file (`source.address`); `gpsd://localhost` (port 2947) by default.
+        var address = LocationSourceAddress.gpsd(host: "localhost", port: 2947, device: nil)
+        /// How fast a file is replayed (`source.speed`): `1` (recorded pace) by default, `N`, or `max`.
+        var pacing = ReplayPacing.recorded
+        /// Whether a file replay starts again at its end (`source.loop`); `false` by default.
+        var loops = false
+    }
+
+    /// Activity lifecycle settings.
+    struct Activity: Hashable, Sendable {
+        /// Whether `run` starts an activity at once (`activity.autostart`); `true` by default.
+        var autostart = true
+        /// How long an ended activity stays visible (`activity.dismissal`); `immediate` by default.
+        var dismissal = Dismissal.immediate
+        /// Whether a shutdown ends the activity instead of keeping it (`activity.end-on-exit`); `false` by default.
+        var endOnExit = false
+        /// The most live activities at once (`activity.max-activities`), 1...64; 8 by default.
+        var maximumActivities = 8
+    }
+
+    /// The dismissal policy of an ended activity, as configured.
+    enum Dismissal: Hashable, Sendable, CustomStringConvertible {
+        /// Visible until four hours after the end (`default`).
+        case `default`
+        /// Dismissed at once (`immediate`).
+        case immediate
+        /// Dismissed this many seconds after the end (`after:SECONDS`), at most four hours.
+        case after(seconds: Double)
+
+        var description: String {
+            switch self {
+            case .default: "default"
+            case .immediate: "immediate"
+            case .after(let seconds): "after:\(AgentConfiguration.format(seconds))"
+            }
+        }
+    }
+
+    /// When activity updates are published.
+    struct Updates: Hashable, Sendable {
+        /// Publish when the tracker moved at least this far (`updates.min-distance`), metres; 25 by default.
+        var minimumDistance: Double = 25
+        /// Publish at most once per this interval (`updates.min-interval`), seconds; 5 by default.
+        var minimumInterval: Double = 5
+        /// Publish at least this often, even standing still (`updates.heartbeat`), seconds; 60 by default.
+        var heartbeat: Double = 60
+        /// The stale date is the last fix time plus this (`updates.stale-after`), seconds; `nil` means 3 × heartbeat.
+        var staleAfterSetting: Double?
+        /// After this long without a fix, publish content without a location (`updates.no-fix-grace`), seconds; 30 by default.
+        var noFixGrace: Double = 30
+
+        /// The effective stale-after interval, seconds.
+        var staleAfter: Double { staleAfterSetting ?? 3 * heartbeat }
+    }
+
+    /// The on-disk outbox for track points while the broker is unreachable.
+    struct Outbox: Hashable, Sendable {
+        /// The most track points kept (`outbox.capacity`); the oldest are dropped beyond it; 100000 by default.
+        var capacity = 100_000
+    }
+
+    /// Alerts carried by activity updates.
+    struct Alerts: Hashable, Sendable {
+        /// Geofences (`alerts.geofences`); none by default.
+        var geofences: [Geofence] = []
+        /// The overspeed threshold (`alerts.overspeed.threshold`), m/s; `nil` (default) turns the alert off.
+        var overspeedThreshold: Double?
+        /// How long the speed must stay above the threshold (`alerts.overspeed.duration`), seconds; 5 by default.
+        var overspeedDuration: Double = 5
+    }
+
+    /// A circular geofence: entering or leaving it raises an alert.
+    struct Geofence: Hashable, Sendable, CustomStringConvertible {
+        /// The fence's name, shown in the alert.
+        var name: String
+        /// The centre's latitude, degrees.
+        var latitude: Double
+        /// The centre's longitude, degrees.
+        var longitude: Double
+        /// The radius, metres.
+        var radius: Double
+
+        /// The form the configuration uses: `NAME:LATITUDE:LONGITUDE:RADIUS`.
+        var description: String {
+            "\(name):\(AgentConfiguration.format(latitude)):\(AgentConfiguration.format(longitude)):\(AgentConfiguration.format(radius))"
+        }
+    }
+
+    /// A number as the configuration writes it: `30`, not `30.0`.
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,57 @@
+import Configuration
+import Synchronization
+
+/// Records, for every key the configuration reader looks up, which provider answered and any error.
+///
+/// The reader's providers are, in order: the flags, the `MYELINE_*` environment variables, and the
+/// YAML file (when there is one); a key no provider answers has its default.
+final class ValueSources: AccessReporter, Sendable {
+    /// What one lookup found.
+    struct Record: Hashable, Sendable {
+        /// The index of the provider that gave the value, `nil` for the default.
+        var provider: Int?
+        /// A provider's or conversion error, such as a list where a single value belongs.
+        var error: String?
+    }
+
+    private let records = Mutex<[String: Record]>([:])
+    /// The YAML file's path, when there is one.
+    let filePath: String?
+
+    init(filePath: String?) {
+        self.filePath = filePath
+    }
+
+    func report(_ event: AccessEvent) {
+        let key = event.metadata.key.components.joined(separator: ".")
+        let provider = event.providerResults.firstIndex { result in
+            if case .success(let lookup) = result.result { return lookup.value != nil }
+            return false
+        }
+        var error: String?
+        for result in event.providerResults {
+            if case .failure(let failure) = result.result {
+                error = "\(failure)"
+                break
+            }
+        }
+        if error == nil, let conversion = event.conversionError { error = "\(conversion)" }
+        records.withLock { $0[key] = Record(provider: provider, error: error) }
+    }
+
+    /// What the lookup of a key found; `nil` if the key was never read.
+    func record(for name: String) -> Record? {
+        records.withLock { $0[name] }
+    }
+
+    /// Where a key's value came from: its flag, its environment variable, the file's path, or `nil` for the default.
+    func source(of name: String) -> String? {
+        guard let provider = record(for: name)?.provider else { return nil }
+        let key = ConfigurationKey.byName[name]
+        switch provider {
+        case 0: return key?.flag ?? "a flag"
+        case 1: return ConfigurationKey.environmentVariable(for: name)
+        default: return filePath ?? "the file"
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+
+/// The configuration flags every agent command that reads the configuration takes.
+///
+/// Each flag overrides its key from the environment and the file; docs/configuration.md lists every
+/// key. There is deliberately no password flag: command lines show in `ps`.
+struct ConfigurationOptions: ParsableArguments {
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "The YAML configuration file (default: /etc/myeline/agent.yaml, if it exists).", valueName: "file"))
+    var configFile: String?
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("This tracker's device id (device.id).", valueName: "id"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("The broker URL (mqtt.broker), such as mqtts://broker:8883.", valueName: "url"))
+    var broker: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where locations come from (source.address): gpsd://host[:port][/device] or a file.", valueName: "source"))
+    var source: String?
+
+    @Option(help: ArgumentHelp("File replay speed (source.speed): a factor such as 2, or max.", valueName: "n|max"))
+    var speed: String?
+
+    @Flag(inversion: .prefixedNo, help: "Replay a file again and again (source.loop).")
+    var loop: Bool?
+
+    @Option(name: .customLong("prefix"), help: ArgumentHelp("The topic prefix (topic-prefix).", valueName: "prefix"))
+    var prefix: String?
+
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp("Where the activity state and outbox are kept (state-directory).", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Flag(inversion: .prefixedNo, help: "End the activity when the agent shuts down (activity.end-on-exit).")
+    var endOnExit: Bool?
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("The lowest level logged (log-level): trace ... critical.", valueName: "level"))
+    var logLevel: String?
+
+    /// The values given, by dotted key.
+    var values: [String: String] {
+        var values: [String: String] = [:]
+        values["device.id"] = device
+        values["mqtt.broker"] = broker
+        values["source.address"] = source
+        values["source.speed"] = speed
+        values["source.loop"] = loop.map { String($0) }
+        values["topic-prefix"] = prefix
+        values["state-directory"] = stateDirectory
+        values["activity.end-on-exit"] = endOnExit.map { String($0) }
+        values["log-level"] = logLevel
+        return values
+    }
+
+    /// Reads and checks the configuration, with these flags first.
+    ///
+    /// - Throws: a `ValidationError` (exit status 64) naming the key at fault.
+    func load(
+        environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
+    ) async throws -> LoadedConfiguration {
+        do {
+            return try await ConfigurationLoader.load(
+                flags: values, file: configFile, environment: environment, defaultFile: defaultFile)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
