@@ -48,6 +48,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "Tracking",
+            dependencies: ["LiveActivity", "Location"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "MyelineAgent",
             dependencies: [
@@ -100,6 +105,11 @@ let package = Package(
             name: "LocationTests",
             dependencies: ["Location", "TestSupport"],
             resources: [.copy("Data")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TrackingTests",
+            dependencies: ["Tracking", "LiveActivity", "Location"],
             swiftSettings: strict
         ),
         .testTarget(
