@@ -42,6 +42,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "AgentStore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "Location",
             dependencies: [
                 .product(name: "Logging", package: "swift-log")
@@ -100,6 +107,14 @@ let package = Package(
             name: "LocationTests",
             dependencies: ["Location", "TestSupport"],
             resources: [.copy("Data")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AgentStoreTests",
+            dependencies: [
+                "AgentStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
