@@ -42,6 +42,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "AgentStore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log")
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "Location",
             dependencies: [
                 .product(name: "Logging", package: "swift-log")
@@ -110,6 +117,14 @@ let package = Package(
         .testTarget(
             name: "TrackingTests",
             dependencies: ["Tracking", "LiveActivity", "Location"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AgentStoreTests",
+            dependencies: [
+                "AgentStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

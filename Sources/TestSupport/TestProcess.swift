@@ -17,7 +17,17 @@ public final class TestProcess: Sendable {
                 []
         var nextWaiter: UInt64 = 0
         var outputEnded = false
+        /// The status from `waitpid`, once the process has been reaped.
         var exitStatus: Int32?
+
+        /// The status, once the process has exited and all it printed has been read.
+        var finishedStatus: Int32? { outputEnded ? exitStatus : nil }
+
+        mutating func takeExitWaiters() -> [CheckedContinuation<Int32, any Error>] {
+            guard finishedStatus != nil else { return [] }
+            defer { exitWaiters = [] }
+            return exitWaiters.map(\.continuation)
+        }
         var exitWaiters: [(id: UInt64, continuation: CheckedContinuation<Int32, any Error>)] = []
     }
 
@@ -147,7 +157,8 @@ public final class TestProcess: Sendable {
         if running { kill(pid, signal) }
     }
 
-    /// Waits for the process to exit and returns its status (or signal number, for a signalled exit).
+    /// Waits for the process to exit and for everything it printed to be read, so that `output` is
+    /// complete; returns its status (or signal number, for a signalled exit).
     ///
     /// - Throws: `CancellationError` when the waiting task is cancelled.
     @discardableResult
@@ -159,7 +170,7 @@ public final class TestProcess: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let status = state.withLock { state -> Result<Int32, any Error>? in
-                    if let status = state.exitStatus { return .success(status) }
+                    if let status = state.finishedStatus { return .success(status) }
                     // Cancelled before waiting: `onCancel` has run already and found no waiter.
                     if Task.isCancelled { return .failure(CancellationError()) }
                     state.exitWaiters.append((id, continuation))
@@ -202,23 +213,23 @@ public final class TestProcess: Sendable {
     }
 
     private func outputEnded() {
-        let waiters = state.withLock { state in
+        let (waiters, exitWaiters, status) = state.withLock { state in
             state.outputEnded = true
             defer { state.waiters = [] }
-            return state.waiters
+            return (state.waiters, state.takeExitWaiters(), state.finishedStatus)
         }
         for waiter in waiters {
             waiter.continuation.resume(throwing: TestSupportError("\(name) ended its output:\n\(output)"))
         }
+        if let status { for waiter in exitWaiters { waiter.resume(returning: status) } }
     }
 
     private func exited(_ status: Int32) {
         let waiters = state.withLock { state in
             state.exitStatus = status
-            defer { state.exitWaiters = [] }
-            return state.exitWaiters
+            return state.takeExitWaiters()
         }
-        for waiter in waiters { waiter.continuation.resume(returning: status) }
+        for waiter in waiters { waiter.resume(returning: status) }
     }
 }
 

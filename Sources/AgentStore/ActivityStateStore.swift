@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+
+/// Keeps the agent's current activity in one file of the state directory, replaced atomically.
+///
+/// The file is `MYACTST1`, the JSON body's length (UInt32 LE), its CRC-32 (UInt32 LE) and the
+/// JSON encoding of a `PersistedActivity`. `save` writes `FILE.tmp`, flushes it, renames it over
+/// the file and flushes the directory: after a crash or power cut the file holds either the
+/// previous record or the new one, never a mix.
+///
+/// Every method is **synchronous and blocks the calling thread** on file I/O and `fsync`; call it
+/// from a dedicated thread or executor, not from a task on Swift's cooperative pool. The store
+/// holds no open file and no mutable state, so it is `Sendable`; concurrent `save`s of the same
+/// file are the caller's to serialise.
+public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
+    /// The file the activity is kept in.
+    public let path: String
+    private let logger: Logger
+
+    private static var magic: [UInt8] { Array("MYACTST1".utf8) }
+    private static var headerSize: Int { 16 }
+
+    /// A store for the file `fileName` (default `activity.state`) in `directory`; nothing is read
+    /// or created until the first `load` or `save`.
+    public init(directory: String, fileName: String = "activity.state", logger: Logger) {
+        self.path = directory + "/" + fileName
+        self.logger = logger
+    }
+
+    /// The saved activity, or nil when there is none.
+    ///
+    /// A damaged file (bad header, bad checksum, JSON that does not decode as this `Attributes`)
+    /// is renamed `FILE.corrupt-TIMESTAMP` with one warning, and nil is returned. Blocks on I/O.
+    ///
+    /// - Throws: `AgentStoreError` with `.io` when the file exists but cannot be read or moved aside.
+    public func load() throws(AgentStoreError) -> PersistedActivity<Attributes>? {
+        guard FileIO.exists(path) else { return nil }
+        let fd = try FileIO.openFile(path, create: false)
+        let bytes: [UInt8]
+        do {
+            bytes = try FileIO.readAll(fd, path: path)
+        } catch {
+            FileIO.closeFile(fd)
+            throw error
+        }
+        FileIO.closeFile(fd)
+        switch Self.decode(bytes) {
+        case .success(let activity):
+            return activity
+        case .failure(let reason):
+            let aside = try FileIO.moveAside(path)
+            logger.warning(
+                "The saved activity was damaged and was moved aside; starting without one",
+                metadata: ["state.file": "\(path)", "state.reason": "\(reason.text)", "state.movedTo": "\(aside)"])
+            return nil
+        }
+    }
+
+    /// Replaces the saved activity atomically; it is on the storage device when this returns.
+    ///
+    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON,
+    ///   `.diskFull` or `.io` when the file cannot be written; the previous record then stays.
+    public func save(_ activity: PersistedActivity<Attributes>) throws(AgentStoreError) {
+        let body: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            body = Array(try encoder.encode(activity))
+        } catch {
+            throw AgentStoreError(.encoding, "the activity for \(path) could not be encoded as JSON: \(error)")
+        }
+        var bytes = Self.magic
+        bytes.appendLittleEndian(UInt32(body.count))
+        bytes.appendLittleEndian(CRC32.checksum(body))
+        bytes.append(contentsOf: body)
+        try FileIO.writeAtomically(bytes, to: path)
+    }
+
+    /// Removes the saved activity (after it ended), durably; nothing to remove is not an error.
+    ///
+    /// - Throws: `AgentStoreError` with `.io` when the file cannot be removed.
+    public func remove() throws(AgentStoreError) {
+        try FileIO.removeFile(path)
+        try FileIO.syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    private struct Damage: Error {
+        var text: String
+    }
+
+    private static func decode(_ bytes: [UInt8]) -> Result<PersistedActivity<Attributes>, Damage> {
+        guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic else {
+            return .failure(Damage(text: "no valid header"))
+        }
+        let length = Int(bytes.littleEndian(UInt32.self, at: 8))
+        guard bytes.count == headerSize + length else {
+            return .failure(Damage(text: "\(bytes.count - headerSize) bytes of body where the header says \(length)"))
+        }
+        let body = bytes[headerSize...]
+        guard CRC32.checksum(body) == bytes.littleEndian(UInt32.self, at: 12) else {
+            return .failure(Damage(text: "checksum mismatch"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(PersistedActivity<Attributes>.self, from: Data(body)))
+        } catch {
+            return .failure(Damage(text: "JSON does not decode: \(error)"))
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import AgentStore
+
+@Suite("Outbox")
+struct OutboxTests {
+    private let topic = "myeline/pi-1/activities/A/track"
+
+    @Test("Records come out oldest first, and acknowledged ones are gone")
+    func appendPeekAcknowledge() throws {
+        try withTemporaryDirectory { directory in
+            let outbox = try Outbox(directory: directory + "/outbox", logger: LogRecorder().logger)
+            for number in 0..<5 { try outbox.append(topic: topic, payload: payload(number)) }
+            #expect(outbox.count == 5)
+            let first = try outbox.peek(max: 3)
+            #expect(first.map(\.payload) == (0..<3).map(payload))
+            #expect(first.map(\.index) == [0, 1, 2])
+            #expect(first.allSatisfy { $0.topic == topic })
+            #expect(try outbox.peek(max: 3) == first)
+            try outbox.acknowledge(through: first[1].index)
+            #expect(try outbox.peek(max: 10).map(\.payload) == (2..<5).map(payload))
+            try outbox.removeFirst(2)
+            #expect(try outbox.peek(max: 10).map(\.index) == [4])
+            try outbox.acknowledge(through: 1)
+            #expect(outbox.count == 1)
+            try outbox.removeFirst(99)
+            #expect(outbox.isEmpty)
+            #expect(try outbox.peek(max: 10).isEmpty)
+            outbox.close()
+        }
+    }
+
+    @Test("Reopening yields the same undelivered records in the same order")
+    func reopen() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { outbox in
+                for number in 0..<10 { try outbox.append(topic: "t/\(number)", payload: payload(number)) }
+                try outbox.acknowledge(through: 3)
+            }
+            let records = try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { outbox in
+                let records = try outbox.peek(max: 100)
+                try outbox.append(topic: "t/10", payload: payload(10))
+                return records
+            }
+            #expect(records.map(\.index) == Array(4..<10))
+            #expect(records.map(\.topic) == (4..<10).map { "t/\($0)" })
+            #expect(records.map(\.payload) == (4..<10).map(payload))
+            let again = try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { try $0.peek(max: 100) }
+            #expect(again.map(\.index) == Array(4..<11))
+        }
+    }
+
+    @Test("A record torn at any byte is discarded and every complete record before it recovered")
+    func tornTail() throws {
+        try withTemporaryDirectory { directory in
+            let original = directory + "/original"
+            try Outbox.withOutbox(directory: original, logger: LogRecorder().logger) { outbox in
+                for number in 0..<4 { try outbox.append(topic: topic, payload: payload(number)) }
+            }
+            let segment = original + "/" + OutboxFormat.segmentName(base: 0)
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: segment)))
+            let lastRecordLength = OutboxFormat.recordOverhead + topic.utf8.count + payload(3).count
+            let lastStart = bytes.count - lastRecordLength
+            for cut in lastStart..<bytes.count {
+                let copy = directory + "/cut-\(cut)"
+                try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+                try Data(bytes[0..<cut]).write(to: URL(fileURLWithPath: copy + "/" + OutboxFormat.segmentName(base: 0)))
+                let recorder = LogRecorder()
+                try Outbox.withOutbox(directory: copy, logger: recorder.logger) { outbox in
+                    #expect(try outbox.peek(max: 10).map(\.payload) == (0..<3).map(payload), "cut at \(cut)")
+                    try outbox.append(topic: topic, payload: payload(9))
+                }
+                #expect(recorder.messages(at: .info).count == (cut == lastStart ? 0 : 1))
+                #expect(recorder.messages(at: .warning).isEmpty)
+                let reopened = try Outbox.withOutbox(directory: copy, logger: LogRecorder().logger) {
+                    try $0.peek(max: 10)
+                }
+                #expect(reopened.map(\.payload) == [0, 1, 2, 9].map(payload), "cut at \(cut)")
+                #expect(reopened.map(\.index) == [0, 1, 2, 3])
+            }
+        }
+    }
+
+    @Test("A flipped bit in the last record is treated as a torn tail")
+    func damagedLastRecord() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { outbox in
+                for number in 0..<3 { try outbox.append(topic: topic, payload: payload(number)) }
+            }
+            let segment = URL(fileURLWithPath: path + "/" + OutboxFormat.segmentName(base: 0))
+            var bytes = try [UInt8](Data(contentsOf: segment))
+            bytes[bytes.count - 2] ^= 0x10
+            try Data(bytes).write(to: segment)
+            let records = try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { try $0.peek(max: 10) }
+            #expect(records.map(\.payload) == (0..<2).map(payload))
+        }
+    }
+
+    @Test("A garbage segment sends the outbox aside with one warning, and a fresh one starts")
+    func garbageMovedAside() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            let garbage = Data((0..<500).map { UInt8(truncatingIfNeeded: $0 &* 37) })
+            try garbage.write(to: URL(fileURLWithPath: path + "/" + OutboxFormat.segmentName(base: 0)))
+            let recorder = LogRecorder()
+            try Outbox.withOutbox(directory: path, logger: recorder.logger) { outbox in
+                #expect(outbox.isEmpty)
+                try outbox.append(topic: topic, payload: payload(1))
+            }
+            #expect(recorder.messages(at: .warning).count == 1)
+            let aside = try contents(of: directory).filter { $0.hasPrefix("outbox.corrupt-") }
+            #expect(aside.count == 1)
+            #expect(
+                aside.allSatisfy {
+                    $0.range(of: #"^outbox\.corrupt-\d{8}T\d{6}Z$"#, options: .regularExpression) != nil
+                })
+            #expect(try contents(of: directory + "/" + aside[0]) == [OutboxFormat.segmentName(base: 0)])
+            let again = LogRecorder()
+            let records = try Outbox.withOutbox(directory: path, logger: again.logger) { try $0.peek(max: 10) }
+            #expect(records.map(\.payload) == [payload(1)])
+            #expect(again.messages(at: .warning).isEmpty)
+        }
+    }
+
+    @Test("Damage before the last segment sends the outbox aside")
+    func damagedOlderSegment() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(segmentRecordLimit: 2)
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                for number in 0..<5 { try $0.append(topic: topic, payload: payload(number)) }
+            }
+            let first = URL(fileURLWithPath: path + "/" + OutboxFormat.segmentName(base: 0))
+            var bytes = try [UInt8](Data(contentsOf: first))
+            bytes[OutboxFormat.segmentHeaderSize + 12] ^= 0xFF
+            try Data(bytes).write(to: first)
+            let recorder = LogRecorder()
+            let count = try Outbox.withOutbox(directory: path, configuration: configuration, logger: recorder.logger) {
+                $0.count
+            }
+            #expect(count == 0)
+            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(try contents(of: directory).contains { $0.hasPrefix("outbox.corrupt-") })
+        }
+    }
+
+    @Test("A damaged cursor is moved aside and the records are delivered again")
+    func damagedCursor() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { outbox in
+                for number in 0..<3 { try outbox.append(topic: topic, payload: payload(number)) }
+                try outbox.acknowledge(through: 0)
+            }
+            try Data("not a cursor".utf8).write(to: URL(fileURLWithPath: path + "/cursor"))
+            let recorder = LogRecorder()
+            let records = try Outbox.withOutbox(directory: path, logger: recorder.logger) { try $0.peek(max: 10) }
+            #expect(records.map(\.index) == [0, 1, 2])
+            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(try contents(of: path).contains { $0.hasPrefix("cursor.corrupt-") })
+        }
+    }
+
+    @Test("When full, the oldest records are dropped and counted, also across a reopen")
+    func capacity() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(capacity: 5, segmentRecordLimit: 3)
+            let recorder = LogRecorder()
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: recorder.logger) { outbox in
+                for number in 0..<12 { try outbox.append(topic: topic, payload: payload(number)) }
+                #expect(outbox.count == 5)
+                #expect(outbox.droppedCount == 7)
+                #expect(try outbox.peek(max: 10).map(\.payload) == (7..<12).map(payload))
+            }
+            #expect(recorder.messages(at: .info).count == 1)
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox throws in
+                #expect(outbox.droppedCount == 7)
+                #expect(try outbox.peek(max: 10).map(\.index) == Array(7..<12))
+            }
+            let smaller = OutboxConfiguration(capacity: 2, segmentRecordLimit: 3)
+            try Outbox.withOutbox(directory: path, configuration: smaller, logger: LogRecorder().logger) {
+                outbox throws in
+                #expect(outbox.droppedCount == 10)
+                #expect(try outbox.peek(max: 10).map(\.index) == [10, 11])
+            }
+        }
+    }
+
+    @Test("Delivered segments are deleted and the order is kept across segments")
+    func compaction() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(segmentRecordLimit: 3)
+            func segments() throws -> [String] { try contents(of: path).filter { $0.hasPrefix("segment-") } }
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox in
+                for number in 0..<10 { try outbox.append(topic: topic, payload: payload(number)) }
+                #expect(try segments().count == 4)
+                #expect(try outbox.peek(max: 100).map(\.payload) == (0..<10).map(payload))
+                try outbox.acknowledge(through: 6)
+                #expect(try segments() == [OutboxFormat.segmentName(base: 6), OutboxFormat.segmentName(base: 9)])
+                #expect(try outbox.peek(max: 2).map(\.index) == [7, 8])
+                try outbox.removeFirst(3)
+                #expect(try segments() == [OutboxFormat.segmentName(base: 9)])
+                #expect(outbox.isEmpty)
+                for number in 10..<14 { try outbox.append(topic: topic, payload: payload(number)) }
+                #expect(try segments() == [OutboxFormat.segmentName(base: 9), OutboxFormat.segmentName(base: 12)])
+            }
+            let records = try Outbox.withOutbox(
+                directory: path, configuration: configuration, logger: LogRecorder().logger
+            ) { try $0.peek(max: 100) }
+            #expect(records.map(\.payload) == (10..<14).map(payload))
+            #expect(records.map(\.index) == Array(10..<14))
+        }
+    }
+
+    @Test("Segments also roll over by size")
+    func segmentByteLimit() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(segmentByteLimit: 4096)
+            let big = [UInt8](repeating: 0x41, count: 1500)
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                for _ in 0..<5 { try $0.append(topic: topic, payload: big) }
+            }
+            #expect(try contents(of: path).filter { $0.hasPrefix("segment-") }.count == 3)
+            let records = try Outbox.withOutbox(
+                directory: path, configuration: configuration, logger: LogRecorder().logger
+            ) { try $0.peek(max: 10) }
+            #expect(records.map(\.index) == Array(0..<5))
+            #expect(records.allSatisfy { $0.payload == big })
+        }
+    }
+
+    @Test("The batched policy keeps every record through sync and a clean close")
+    func batched() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(syncPolicy: .batched(records: 100, interval: .seconds(3600)))
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                for number in 0..<5 { try $0.append(topic: topic, payload: payload(number)) }
+                try $0.sync()
+                try $0.append(topic: topic, payload: payload(5))
+            }
+            let records = try Outbox.withOutbox(directory: path, logger: LogRecorder().logger) { try $0.peek(max: 10) }
+            #expect(records.map(\.payload) == (0..<6).map(payload))
+        }
+    }
+
+    @Test("Oversized records, bad bounds and a closed outbox are errors, not crashes")
+    func errors() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(maximumRecordSize: 64)
+            let outbox = try Outbox(directory: path, configuration: configuration, logger: LogRecorder().logger)
+            #expect(throws: AgentStoreError.self) {
+                try outbox.append(topic: topic, payload: [UInt8](repeating: 0, count: 100))
+            }
+            let tooLong = #expect(throws: AgentStoreError.self) {
+                try outbox.append(topic: String(repeating: "x", count: 70_000), payload: [])
+            }
+            #expect(tooLong?.code == .recordTooLarge)
+            #expect(outbox.isEmpty)
+            outbox.close()
+            let closed = #expect(throws: AgentStoreError.self) {
+                try outbox.append(topic: topic, payload: [])
+            }
+            #expect(closed?.code == .closed)
+            #expect(closed?.message.contains(path) == true)
+            let invalid = #expect(throws: AgentStoreError.self) {
+                _ = try Outbox(
+                    directory: path, configuration: OutboxConfiguration(capacity: 0), logger: LogRecorder().logger)
+            }
+            #expect(invalid?.code == .invalidConfiguration)
+        }
+    }
+
+    @Test("A state directory that cannot be created is an error naming it")
+    func unwritableDirectory() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory + "/file"
+            try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+            let error = #expect(throws: AgentStoreError.self) {
+                _ = try Outbox(directory: file + "/outbox", logger: LogRecorder().logger)
+            }
+            #expect(error?.code == .io)
+            #expect(error?.message.contains(file) == true)
+        }
+    }
+
+    @Test("CRC-32 matches the standard check value")
+    func crc() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+    }
+}

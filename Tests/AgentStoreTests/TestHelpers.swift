@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// A fresh directory under the system's temporary directory, removed after `body`.
+func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
+    let path = FileManager.default.temporaryDirectory.path + "/agentstore-tests-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// Log lines kept in memory, for tests that check what was logged.
+final class LogRecorder: Sendable {
+    private let lines = Mutex<[(level: Logger.Level, message: String)]>([])
+
+    /// A logger whose lines this recorder keeps.
+    var logger: Logger {
+        Logger(label: "agentstore-tests") { _ in RecordingHandler(recorder: self) }
+    }
+
+    /// The messages logged at `level`.
+    func messages(at level: Logger.Level) -> [String] {
+        lines.withLock { $0.filter { $0.level == level }.map(\.message) }
+    }
+
+    fileprivate func record(_ level: Logger.Level, _ message: String) {
+        lines.withLock { $0.append((level, message)) }
+    }
+}
+
+private struct RecordingHandler: LogHandler {
+    let recorder: LogRecorder
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    func log(event: LogEvent) {
+        recorder.record(event.level, "\(event.message)")
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+}
+
+/// The names in `directory`, sorted.
+func contents(of directory: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+}
+
+/// The payload of the `number`th test record.
+func payload(_ number: Int) -> [UInt8] {
+    Array("{\"seq\":\(number),\"latitude\":48.8584}".utf8)
+}
