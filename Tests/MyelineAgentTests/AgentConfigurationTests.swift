@@ -35,7 +35,7 @@ struct AgentConfigurationTests {
         #expect(configuration == AgentConfiguration(deviceID: try DeviceID("van-7")))
         #expect(configuration.device.name == "van-7")
         #expect(configuration.device.priority == 0)
-        #expect(configuration.mqtt.broker.description == "mqtt://localhost:1883")
+        #expect(configuration.mqtt.broker.transport == .tcp(host: "localhost", port: BrokerAddress.defaultTCPPort))
         #expect(configuration.mqtt.clientID == "myeline-van-7")
         #expect(configuration.mqtt.keepAlive == .seconds(30))
         #expect(configuration.mqtt.protocolVersion == .v5)
@@ -87,7 +87,7 @@ struct AgentConfigurationTests {
         let loaded = try await Self.load(
             flags: ["mqtt.broker": "mqtt://flag.example"], yaml: yaml, environment: environment)
         let configuration = loaded.configuration
-        #expect(configuration.mqtt.broker.description == "mqtt://flag.example:1883")
+        #expect(configuration.mqtt.broker.transport == .tcp(host: "flag.example", port: BrokerAddress.defaultTCPPort))
         #expect(configuration.mqtt.keepAlive == .seconds(50))
         #expect(configuration.device.id.rawValue == "from-env")
         #expect(configuration.mqtt.protocolVersion == .v311)
