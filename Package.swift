@@ -152,7 +152,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "MQTT", "LiveActivity", "Location", "Tracking", "TestSupport", "MQTTProbe", "MyelineAgent",
+                "AgentStore", "MQTT", "LiveActivity", "Location", "Tracking", "TestSupport", "MQTTProbe",
+                "MyelineAgent",
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,8 @@
+import AgentStore
 import Foundation
 import LiveActivity
 import Location
+import Logging
 import Testing
 import TestSupport
 import Tracking
@@ -48,6 +50,8 @@ struct AgentRunIntegrationTests {
                     try await withDeadline(.seconds(60), what: "the agent to exit", process: agent) {
                         try await agent.waitForExit()
                     } == 0)
+                // The ended activity is not kept for a resume.
+                #expect(!FileManager.default.fileExists(atPath: state + "/activity.state"))
             }
             _ = try await subscriber.waitForLine(containing: "\"state\":\"offline\"")
             await subscriber.stop()
@@ -110,7 +114,8 @@ struct AgentRunIntegrationTests {
                 "--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p",
             ])
             try await subscriber.waitForLine(containing: "SUBACK")
-            try await withTemporaryDirectory { state in
+            let saved = try await withTemporaryDirectory {
+                (state: String) -> PersistedActivity<LocationActivityAttributes>? in
                 // At the recorded pace, in a loop: the replay never ends by itself.
                 let agent = try TestProcess(
                     name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
@@ -124,6 +129,10 @@ struct AgentRunIntegrationTests {
                     try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
                         try await agent.waitForExit()
                     } == 0)
+                return try ActivityStateStore<LocationActivityAttributes>(
+                    directory: state, logger: Logger(label: "test")
+                )
+                .load()
             }
             let line = try await subscriber.waitForLine(containing: "\"state\":\"offline\"")
             let offline = try WireCodec.decode(
@@ -132,6 +141,72 @@ struct AgentRunIntegrationTests {
             await subscriber.stop()
             // Without --end-on-exit the activity is kept: no end envelope, no clearing message.
             #expect(!subscriber.output.contains("\"event\":\"end\""))
+            // The kept activity is saved with its sequences, for the resume after a restart.
+            let messages = subscriber.output.split(separator: "\n").compactMap(Message.init)
+            let envelopes = try messages.filter { !$0.topic.hasSuffix("/track") && $0.topic.contains("/activities/") }
+                .map { try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: $0.data) }
+            let points = try messages.filter { $0.topic.hasSuffix("/track") }.map {
+                try WireCodec.decode(TrackPoint.self, from: $0.data)
+            }
+            let record = try #require(saved)
+            #expect(record.activityID == envelopes.last?.header.activity)
+            #expect(record.lastSeq == envelopes.last?.header.seq)
+            #expect(record.trackSeq >= (points.last?.seq ?? 0))
+            #expect(record.attributes.deviceID.rawValue == "van-7")
+        }
+    }
+
+    @Test func trackPointsTakenOfflineAreDeliveredInOrderAfterARestart() async throws {
+        try await TestBroker.with { broker in
+            guard case .unix(let socket) = broker.address.transport else {
+                Issue.record("the default test broker listens on a unix socket")
+                return
+            }
+            try await withTemporaryDirectory { state in
+                let arguments = [
+                    "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", Self.capture,
+                    "--speed", "max", "--state-dir", state,
+                ]
+                // The whole replay while the broker is down: every point goes to the outbox on disk.
+                await broker.stop()
+                let offline = try TestProcess(
+                    name: "myeline-agent", executable: try builtProductPath("myeline-agent"), arguments: arguments)
+                #expect(
+                    try await withDeadline(.seconds(30), what: "the offline agent to exit", process: offline) {
+                        try await offline.waitForExit()
+                    } == 0)
+
+                try await broker.start()
+                let subscriber = try ContractIntegrationTests.mosquittoSub([
+                    "--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p",
+                ])
+                try await subscriber.waitForLine(containing: "SUBACK")
+                let online = try TestProcess(
+                    name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
+                    arguments: arguments + ["--end-on-exit"])
+                #expect(
+                    try await withDeadline(.seconds(60), what: "the agent to exit", process: online) {
+                        try await online.waitForExit()
+                    } == 0)
+                _ = try await subscriber.waitForLine(containing: "\"state\":\"offline\"")
+                await subscriber.stop()
+
+                let points = try subscriber.output.split(separator: "\n").compactMap(Message.init).filter {
+                    $0.topic.hasSuffix("/track")
+                }.map { try WireCodec.decode(TrackPoint.self, from: $0.data) }
+                let activities = points.map(\.activity).reduce(into: [String]()) { seen, id in
+                    if seen.last != id { seen.append(id) }
+                }
+                // First the offline run's points, all of them and in order, then the second run's.
+                try #require(
+                    activities.count == 2, "two activities' tracks, one after the other:\n\(subscriber.output)")
+                let expected = try await Self.acceptedFixes()
+                for activity in activities {
+                    let track = points.filter { $0.activity == activity }
+                    #expect(track.map(\.seq) == (0..<expected.count).map { $0 + 1 })
+                    #expect(track.map(\.latitude) == expected.map(\.latitude))
+                }
+            }
         }
     }
 

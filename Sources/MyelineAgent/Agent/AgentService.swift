@@ -101,13 +101,18 @@ struct AgentService: Service, CustomStringConvertible {
                 logger.warning("Shutting down with undelivered track points", metadata: ["outbox.count": "\(pending)"])
             }
             presenceTask.cancel()
-            let published = await withTimeout(Self.drainTimeout) {
-                do {
-                    let offline = try WireCodec.encode(StatusMessage.offline(device: device, since: clock.now))
-                    try await client.publish(
-                        statusTopic, payload: Array(offline), qos: .atLeastOnce, retain: true, properties: Self.json)
-                } catch {
-                    logger.warning("Cannot publish offline", metadata: ["error": "\(error)"])
+            // Offline, a QoS 1 publish would wait for a reconnection: the will tells the story instead.
+            var published = false
+            if client.isConnected {
+                published = await withTimeout(Self.drainTimeout) {
+                    do {
+                        let offline = try WireCodec.encode(StatusMessage.offline(device: device, since: clock.now))
+                        try await client.publish(
+                            statusTopic, payload: Array(offline), qos: .atLeastOnce, retain: true,
+                            properties: Self.json)
+                    } catch {
+                        logger.warning("Cannot publish offline", metadata: ["error": "\(error)"])
+                    }
                 }
             }
             if !published { logger.warning("Shutting down without publishing offline: the broker is unreachable") }
@@ -129,6 +134,8 @@ struct Trip {
     let clock: any WallClock
     let logger: Logger
     let center: ActivityCenter
+    /// The current activity on disk, for the resume after a restart (a later slice reads it).
+    let store: ActivityStateStore<LocationActivityAttributes>
 
     private var tracker: Tracker?
     private var activity: Activity<LocationActivityAttributes>?
@@ -152,6 +159,7 @@ struct Trip {
         self.clock = clock
         self.logger = logger
         center = ActivityCenter(clock: clock, maximumActivities: configuration.activity.maximumActivities)
+        store = ActivityStateStore(directory: configuration.stateDirectory, logger: logger)
     }
 
     /// Tracks until the source ends or a graceful shutdown, then ends or keeps the activity.
@@ -159,7 +167,7 @@ struct Trip {
         if configuration.tracksOnFixTimes {
             try await replay(source)
         } else {
-            try start(now: clock.now)
+            try await start(now: clock.now)
             try await live(source)
         }
         try await finish()
@@ -170,7 +178,7 @@ struct Trip {
     private mutating func replay(_ source: any LocationSource) async throws {
         for try await update in source.updates.cancelOnGracefulShutdown() {
             let now = update.time ?? tracker.map { $0.lastFixTime ?? $0.startedAt } ?? clock.now
-            if tracker == nil { try start(now: now) }
+            if tracker == nil { try await start(now: now) }
             var ticks = 0
             while let deadline = tracker?.nextDeadline, deadline <= now, ticks < 1000 {
                 ticks += 1
@@ -228,7 +236,7 @@ struct Trip {
     }
 
     /// Requests the activity with the tracker's first content (no location) and starts publishing its events.
-    private mutating func start(now: Date) throws {
+    private mutating func start(now: Date) async throws {
         var tracker = Tracker(
             attributes: configuration.activityAttributes, policy: configuration.trackingPolicy, now: now)
         let first = tracker.start(now: now)
@@ -244,6 +252,7 @@ struct Trip {
         self.activity = activity
         self.publisher = publisher
         lastSeq = 1
+        try await persist(now: now)
         logger.info(
             "Activity started",
             metadata: ["myeline.device": "\(configuration.device.id)", "myeline.activity": "\(activity.id)"])
@@ -253,18 +262,19 @@ struct Trip {
         guard var tracker else { return }
         let output = tracker.receive(update, now: now)
         self.tracker = tracker
-        try await apply(output)
+        try await apply(output, now: now)
     }
 
     private mutating func tick(now: Date) async throws {
         guard var tracker else { return }
         let output = tracker.tick(now: now)
         self.tracker = tracker
-        try await apply(output)
+        try await apply(output, now: now)
     }
 
-    /// Sends the track point, then publishes the content when the budget says so.
-    private mutating func apply(_ output: Tracker.Output) async throws {
+    /// Sends the track point, then publishes the content when the budget says so, and saves the
+    /// activity's sequences and trip totals when either changed.
+    private mutating func apply(_ output: Tracker.Output, now: Date) async throws {
         guard let activity else { return }
         if let fix = output.trackFix {
             trackSeq += 1
@@ -286,6 +296,18 @@ struct Trip {
             try activity.update(content, alertConfiguration: output.alert)
             lastSeq += 1
         }
+        if output.trackFix != nil || output.content != nil { try await persist(now: now) }
+    }
+
+    /// Saves the activity (id, attributes, last envelope and track seq, trip totals) atomically.
+    private func persist(now: Date) async throws {
+        guard let tracker, let activity else { return }
+        let record = PersistedActivity(
+            activityID: activity.id, attributesType: LocationActivityAttributes.typeName, lastSeq: lastSeq,
+            trackSeq: trackSeq, attributes: activity.attributes,
+            tripTotals: try JSONEncoder().encode(tracker.snapshot(now: now)), startedAt: tracker.startedAt)
+        let store = store
+        try await blocking.run { try store.save(record) }
     }
 
     /// Ends the activity (with `activity.end-on-exit`) or keeps it retained, and waits for its last
@@ -300,11 +322,19 @@ struct Trip {
             lastSeq += 1
             center.refresh()
             if activity.activityState == .dismissed { lastSeq += 1 }
+            // An ended activity is not resumed; clearing a later dismissal after a restart is a later slice.
+            let store = store
+            try await blocking.run { try store.remove() }
             logger.info("Activity ended", metadata: ["myeline.activity": "\(activity.id)"])
         } else {
             logger.info("Activity kept for the next start", metadata: ["myeline.activity": "\(activity.id)"])
         }
         if activity.activityState != .dismissed, publisher.stop(after: lastSeq) { publisherTask.cancel() }
+        guard client.isConnected else {
+            publisherTask.cancel()
+            logger.warning("Shutting down offline: the activity's last envelopes are not published")
+            return
+        }
         if await !withTimeout(AgentService.drainTimeout, { await publisherTask.value }) {
             logger.warning("Shutting down before the activity's last envelope was published")
         }
