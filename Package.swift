@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -63,12 +64,15 @@ let package = Package(
         .executableTarget(
             name: "MyelineAgent",
             dependencies: [
+                "AgentStore",
                 "LiveActivity",
                 "Location",
                 "MQTT",
+                "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -140,13 +144,17 @@ let package = Package(
                 "LiveActivity",
                 "Location",
                 "MQTT",
+                "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["MQTT", "LiveActivity", "Location", "TestSupport", "MQTTProbe"],
+            dependencies: [
+                "AgentStore", "MQTT", "LiveActivity", "Location", "Tracking", "TestSupport", "MQTTProbe",
+                "MyelineAgent",
+            ],
             swiftSettings: strict
         ),
     ]

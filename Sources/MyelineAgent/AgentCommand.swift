@@ -13,6 +13,6 @@ struct AgentCommand: AsyncParsableCommand {
             See docs/topics.md for the topics and payloads.
             """,
         version: Myeline.version,
-        subcommands: [CheckConfigCommand.self]
+        subcommands: [RunCommand.self, CheckConfigCommand.self]
     )
 }

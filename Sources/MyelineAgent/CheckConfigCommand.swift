@@ -26,15 +26,7 @@ struct CheckConfigCommand: AsyncParsableCommand {
     func render(
         environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
     ) async throws -> String {
-        let loaded = try await options.load(environment: environment, defaultFile: defaultFile)
-        if let password = loaded.configuration.mqtt.password {
-            do {
-                _ = try password.load(environment: environment)
-            } catch {
-                let key = if case .file = password { "mqtt.password-file" } else { AgentConfiguration.passwordVariable }
-                throw ValidationError(ConfigurationError(key: key, error.message).description)
-            }
-        }
+        let (loaded, _) = try await options.loadWithPassword(environment: environment, defaultFile: defaultFile)
         return ConfigurationReport(loaded).text
     }
 }

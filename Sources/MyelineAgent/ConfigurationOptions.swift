@@ -72,4 +72,21 @@ struct ConfigurationOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
     }
+
+    /// Reads and checks the configuration, then reads the broker password, if one is configured.
+    ///
+    /// - Returns: the configuration and the password (`nil` without one); the password is never logged.
+    /// - Throws: a `ValidationError` (exit status 64) naming the key or variable at fault.
+    func loadWithPassword(
+        environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
+    ) async throws -> (loaded: LoadedConfiguration, password: String?) {
+        let loaded = try await load(environment: environment, defaultFile: defaultFile)
+        guard let source = loaded.configuration.mqtt.password else { return (loaded, nil) }
+        do {
+            return (loaded, try source.load(environment: environment))
+        } catch {
+            let key = if case .file = source { "mqtt.password-file" } else { AgentConfiguration.passwordVariable }
+            throw ValidationError(ConfigurationError(key: key, error.message).description)
+        }
+    }
 }

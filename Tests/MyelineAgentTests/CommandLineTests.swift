@@ -24,6 +24,8 @@ struct CommandLineTests {
                   -h, --help              Show help information.
 
                 SUBCOMMANDS:
+                  run                     Track this device and publish its live activity over
+                                          MQTT.
                   check-config            Validate the configuration and print the effective
                                           values.
 
@@ -42,6 +44,43 @@ struct CommandLineTests {
                 invalid. Connects to nothing. See docs/configuration.md for every key.
 
                 USAGE: myeline-agent check-config [--config <file>] [--device <id>] [--broker <url>] [--source <source>] [--speed <n|max>] [--loop] [--no-loop] [--prefix <prefix>] [--state-dir <dir>] [--end-on-exit] [--no-end-on-exit] [--log-level <level>]
+
+                OPTIONS:
+                  --config <file>         The YAML configuration file (default:
+                                          /etc/myeline/agent.yaml, if it exists).
+                  --device <id>           This tracker's device id (device.id).
+                  --broker <url>          The broker URL (mqtt.broker), such as
+                                          mqtts://broker:8883.
+                  --source <source>       Where locations come from (source.address):
+                                          gpsd://host[:port][/device] or a file.
+                  --speed <n|max>         File replay speed (source.speed): a factor such as 2,
+                                          or max.
+                  --loop/--no-loop        Replay a file again and again (source.loop).
+                  --prefix <prefix>       The topic prefix (topic-prefix).
+                  --state-dir <dir>       Where the activity state and outbox are kept
+                                          (state-directory).
+                  --end-on-exit/--no-end-on-exit
+                                          End the activity when the agent shuts down
+                                          (activity.end-on-exit).
+                  --log-level <level>     The lowest level logged (log-level): trace ...
+                                          critical.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                """)
+    }
+
+    @Test func runHelp() {
+        #expect(
+            AgentCommand.helpMessage(for: RunCommand.self, columns: 80) == """
+                OVERVIEW: Track this device and publish its live activity over MQTT.
+
+                Reads the configuration as check-config does (exit status 64 on a mistake),
+                connects to the broker, starts a location activity and publishes its updates
+                and track points until the source ends or SIGTERM or SIGINT arrives. See
+                docs/agent.md.
+
+                USAGE: myeline-agent run [--config <file>] [--device <id>] [--broker <url>] [--source <source>] [--speed <n|max>] [--loop] [--no-loop] [--prefix <prefix>] [--state-dir <dir>] [--end-on-exit] [--no-end-on-exit] [--log-level <level>]
 
                 OPTIONS:
                   --config <file>         The YAML configuration file (default:

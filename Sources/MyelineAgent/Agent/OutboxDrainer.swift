@@ -1,0 +1,77 @@
+import AgentStore
+import Logging
+import MQTT
+
+/// Delivers the outbox's track points to the broker in order, oldest first, while connected:
+/// each record is acknowledged in the outbox only after the broker's PUBACK, so a point is never
+/// lost (at worst delivered twice after a crash).
+///
+/// ``notify()`` after an append or a reconnection; ``finish()`` makes ``run()`` drain what it
+/// can once more and return.
+final class OutboxDrainer: Sendable {
+    private let outbox: Outbox
+    private let blocking: BlockingQueue
+    private let client: MQTTClient
+    private let logger: Logger
+    private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+
+    init(outbox: Outbox, blocking: BlockingQueue, client: MQTTClient, logger: Logger) {
+        self.outbox = outbox
+        self.blocking = blocking
+        self.client = client
+        self.logger = logger
+        (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks for a drain: there is something new, or the client reconnected.
+    func notify() { signal.yield() }
+
+    /// Asks ``run()`` to drain once more and return.
+    func finish() { signal.finish() }
+
+    /// Drains whenever notified, until ``finish()`` or cancellation.
+    func run() async {
+        for await _ in signals { await drain() }
+        await drain()
+    }
+
+    /// The points still waiting.
+    func pendingCount() async -> Int {
+        (try? await blocking.run { [outbox] in outbox.count }) ?? 0
+    }
+
+    private func drain() async {
+        let outbox = outbox
+        while client.isConnected, !Task.isCancelled {
+            let records: [OutboxRecord]
+            do {
+                records = try await blocking.run { try outbox.peek(max: 64) }
+            } catch {
+                logger.error("Cannot read the outbox", metadata: ["error": "\(error)"])
+                return
+            }
+            guard !records.isEmpty else { return }
+            var delivered: UInt64?
+            for record in records {
+                do {
+                    try await client.publish(
+                        record.topic, payload: record.payload, qos: .atLeastOnce, retain: false,
+                        properties: AgentService.json)
+                    delivered = record.index
+                } catch {
+                    logger.debug("Outbox delivery interrupted", metadata: ["error": "\(error)"])
+                    break
+                }
+            }
+            guard let delivered else { return }
+            do {
+                try await blocking.run { try outbox.acknowledge(through: delivered) }
+            } catch {
+                logger.error("Cannot acknowledge delivered track points", metadata: ["error": "\(error)"])
+                return
+            }
+            if delivered != records.last?.index { return }
+        }
+    }
+}

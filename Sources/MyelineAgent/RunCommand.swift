@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import LiveActivity
+import Logging
+import ServiceLifecycle
+
+/// `myeline-agent run`: tracks this device and publishes its live activity until stopped.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Track this device and publish its live activity over MQTT.",
+        discussion: """
+            Reads the configuration as check-config does (exit status 64 on a mistake), connects to the \
+            broker, starts a location activity and publishes its updates and track points until the \
+            source ends or SIGTERM or SIGINT arrives. See docs/agent.md.
+            """
+    )
+
+    @OptionGroup var options: ConfigurationOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let (loaded, password) = try await options.loadWithPassword(environment: environment)
+        let level = loaded.configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        try await Self.buildServiceGroup(configuration: loaded.configuration, password: password).run()
+    }
+
+    /// The agent's service group: the ``AgentService``, shut down gracefully on SIGTERM and SIGINT;
+    /// the group ends when the agent returns (a finite file replay is over).
+    static func buildServiceGroup(
+        configuration: AgentConfiguration, password: String?, clock: any WallClock = SystemWallClock()
+    ) -> ServiceGroup {
+        let logger = Logger(label: "myeline.agent")
+        let agent = AgentService(configuration: configuration, password: password, logger: logger, clock: clock)
+        return ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(
+                        service: agent, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .cancelGroup)
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+    }
+}
