@@ -38,6 +38,8 @@ struct AgentRunIntegrationTests {
             let subscriber = try ContractIntegrationTests.mosquittoSub([
                 "--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p",
             ])
+            // Stopped however the test ends, also when an expectation throws.
+            defer { subscriber.signal(SIGKILL) }
             try await subscriber.waitForLine(containing: "SUBACK")
             try await withTemporaryDirectory { state in
                 let agent = try TestProcess(
@@ -46,6 +48,7 @@ struct AgentRunIntegrationTests {
                         "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", Self.capture,
                         "--speed", "max", "--state-dir", state, "--end-on-exit",
                     ])
+                defer { agent.signal(SIGKILL) }
                 #expect(
                     try await withDeadline(.seconds(60), what: "the agent to exit", process: agent) {
                         try await agent.waitForExit()
@@ -113,6 +116,8 @@ struct AgentRunIntegrationTests {
             let subscriber = try ContractIntegrationTests.mosquittoSub([
                 "--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p",
             ])
+            // Stopped however the test ends, also when an expectation throws.
+            defer { subscriber.signal(SIGKILL) }
             try await subscriber.waitForLine(containing: "SUBACK")
             let saved = try await withTemporaryDirectory {
                 (state: String) -> PersistedActivity<LocationActivityAttributes>? in
@@ -123,6 +128,7 @@ struct AgentRunIntegrationTests {
                         "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", Self.capture,
                         "--speed", "1", "--loop", "--state-dir", state,
                     ])
+                defer { agent.signal(SIGKILL) }
                 _ = try await subscriber.waitForLine(containing: "/track|")
                 agent.signal(SIGTERM)
                 #expect(
@@ -171,6 +177,7 @@ struct AgentRunIntegrationTests {
                 await broker.stop()
                 let offline = try TestProcess(
                     name: "myeline-agent", executable: try builtProductPath("myeline-agent"), arguments: arguments)
+                defer { offline.signal(SIGKILL) }
                 #expect(
                     try await withDeadline(.seconds(30), what: "the offline agent to exit", process: offline) {
                         try await offline.waitForExit()
@@ -180,10 +187,12 @@ struct AgentRunIntegrationTests {
                 let subscriber = try ContractIntegrationTests.mosquittoSub([
                     "--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p",
                 ])
+                defer { subscriber.signal(SIGKILL) }
                 try await subscriber.waitForLine(containing: "SUBACK")
                 let online = try TestProcess(
                     name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
                     arguments: arguments + ["--end-on-exit"])
+                defer { online.signal(SIGKILL) }
                 #expect(
                     try await withDeadline(.seconds(60), what: "the agent to exit", process: online) {
                         try await online.waitForExit()

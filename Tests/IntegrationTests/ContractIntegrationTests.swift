@@ -24,6 +24,8 @@ struct ContractIntegrationTests {
             // -d prints the SUBACK, so the test knows the subscription is in place before publishing.
             let live = try Self.mosquittoSub(
                 ["--unix", socket, "-t", Self.tree.allActivities, "-d", "-F", "MSG|%t|%l|%r|%p"])
+            // Stopped however the test ends, also when an expectation throws.
+            defer { live.signal(SIGKILL) }
             try await live.waitForLine(containing: "SUBACK")
 
             let clock = ManualWallClock()
@@ -100,6 +102,7 @@ struct ContractIntegrationTests {
         let late = try mosquittoSub([
             "--unix", socket, "-t", Self.tree.allActivities, "--retained-only", "-d", "-F", "RETAINED|%p",
         ])
+        defer { late.signal(SIGKILL) }
         try await late.waitForLine(containing: "SUBACK")
         try await client.publish(Self.marker, payload: Array("live".utf8), qos: .atLeastOnce, retain: false)
         #expect(try await late.waitForExit() == 0)

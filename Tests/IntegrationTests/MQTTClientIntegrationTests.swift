@@ -84,6 +84,7 @@ struct MQTTClientIntegrationTests {
                 let probe = try TestProcess(
                     name: "MQTTProbe", executable: try builtProductPath("MQTTProbe"),
                     arguments: ["\(broker.address)", "probe-\(UUID().uuidString.prefix(8))", topic, "offline"])
+                defer { probe.signal(SIGKILL) }
                 try await probe.waitForLine(containing: "connected")
                 probe.signal(SIGKILL)
                 try await probe.waitForExit()
