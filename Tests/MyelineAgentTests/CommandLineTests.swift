@@ -7,6 +7,35 @@ import Testing
 
 /// The executables' help and version, pinned at an 80-column terminal.
 struct CommandLineTests {
+    /// The options `check-config` and `run` share (`ConfigurationOptions`), as help prints them.
+    static let configurationOptionsHelp = """
+        OPTIONS:
+          --config <file>         The YAML configuration file (default:
+                                  /etc/myeline/agent.yaml, if it exists).
+          --device <id>           This tracker's device id (device.id).
+          --broker <url>          The broker URL (mqtt.broker), such as
+                                  mqtts://broker:8883.
+          --source <source>       Where locations come from (source.address):
+                                  gpsd://host[:port][/device] or a file.
+          --speed <n|max>         File replay speed (source.speed): a factor such as 2,
+                                  or max.
+          --loop/--no-loop        Replay a file again and again (source.loop).
+          --prefix <prefix>       The topic prefix (topic-prefix).
+          --state-dir <dir>       Where the activity state and outbox are kept
+                                  (state-directory).
+          --end-on-exit/--no-end-on-exit
+                                  End the activity when the agent shuts down
+                                  (activity.end-on-exit).
+          --log-level <level>     The lowest level logged (log-level): trace ...
+                                  critical.
+          --version               Show the version.
+          -h, --help              Show help information.
+        """
+
+    /// The same options in the usage line.
+    static let configurationOptionsUsage =
+        "[--config <file>] [--device <id>] [--broker <url>] [--source <source>] [--speed <n|max>] [--loop] [--no-loop] [--prefix <prefix>] [--state-dir <dir>] [--end-on-exit] [--no-end-on-exit] [--log-level <level>]"
+
     @Test func agentHelp() {
         #expect(
             AgentCommand.helpMessage(columns: 80) == """
@@ -43,29 +72,9 @@ struct CommandLineTests {
                 Secrets are masked. Exits with status 64 naming the key when a value is
                 invalid. Connects to nothing. See docs/configuration.md for every key.
 
-                USAGE: myeline-agent check-config [--config <file>] [--device <id>] [--broker <url>] [--source <source>] [--speed <n|max>] [--loop] [--no-loop] [--prefix <prefix>] [--state-dir <dir>] [--end-on-exit] [--no-end-on-exit] [--log-level <level>]
+                USAGE: myeline-agent check-config \(Self.configurationOptionsUsage)
 
-                OPTIONS:
-                  --config <file>         The YAML configuration file (default:
-                                          /etc/myeline/agent.yaml, if it exists).
-                  --device <id>           This tracker's device id (device.id).
-                  --broker <url>          The broker URL (mqtt.broker), such as
-                                          mqtts://broker:8883.
-                  --source <source>       Where locations come from (source.address):
-                                          gpsd://host[:port][/device] or a file.
-                  --speed <n|max>         File replay speed (source.speed): a factor such as 2,
-                                          or max.
-                  --loop/--no-loop        Replay a file again and again (source.loop).
-                  --prefix <prefix>       The topic prefix (topic-prefix).
-                  --state-dir <dir>       Where the activity state and outbox are kept
-                                          (state-directory).
-                  --end-on-exit/--no-end-on-exit
-                                          End the activity when the agent shuts down
-                                          (activity.end-on-exit).
-                  --log-level <level>     The lowest level logged (log-level): trace ...
-                                          critical.
-                  --version               Show the version.
-                  -h, --help              Show help information.
+                \(Self.configurationOptionsHelp)
 
                 """)
     }
@@ -80,29 +89,9 @@ struct CommandLineTests {
                 and track points until the source ends or SIGTERM or SIGINT arrives. See
                 docs/agent.md.
 
-                USAGE: myeline-agent run [--config <file>] [--device <id>] [--broker <url>] [--source <source>] [--speed <n|max>] [--loop] [--no-loop] [--prefix <prefix>] [--state-dir <dir>] [--end-on-exit] [--no-end-on-exit] [--log-level <level>]
+                USAGE: myeline-agent run \(Self.configurationOptionsUsage)
 
-                OPTIONS:
-                  --config <file>         The YAML configuration file (default:
-                                          /etc/myeline/agent.yaml, if it exists).
-                  --device <id>           This tracker's device id (device.id).
-                  --broker <url>          The broker URL (mqtt.broker), such as
-                                          mqtts://broker:8883.
-                  --source <source>       Where locations come from (source.address):
-                                          gpsd://host[:port][/device] or a file.
-                  --speed <n|max>         File replay speed (source.speed): a factor such as 2,
-                                          or max.
-                  --loop/--no-loop        Replay a file again and again (source.loop).
-                  --prefix <prefix>       The topic prefix (topic-prefix).
-                  --state-dir <dir>       Where the activity state and outbox are kept
-                                          (state-directory).
-                  --end-on-exit/--no-end-on-exit
-                                          End the activity when the agent shuts down
-                                          (activity.end-on-exit).
-                  --log-level <level>     The lowest level logged (log-level): trace ...
-                                          critical.
-                  --version               Show the version.
-                  -h, --help              Show help information.
+                \(Self.configurationOptionsHelp)
 
                 """)
     }
