@@ -2,7 +2,7 @@ import Foundation
 
 extension Command {
     enum CodingKeys: String, CodingKey {
-        case schema, id, intent, activity, timestamp
+        case schema, id, intent, activity, new, timestamp
     }
 
     /// Decodes and checks a command.
@@ -15,16 +15,18 @@ extension Command {
         id = try container.decode(.id, Self.idRule)
         intent = try container.decode(Intent.self, forKey: .intent)
         activity = try container.decodeIfPresent(.activity, .activityID)
+        new = try container.decodeIfPresent(Bool.self, forKey: .new) ?? false
         timestamp = try container.decode(Date.self, forKey: .timestamp)
     }
 
-    /// Encodes the command; absent optionals are omitted.
+    /// Encodes the command; absent optionals and a false `new` are omitted.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.schema, forKey: .schema)
         try container.encode(id, forKey: .id)
         try container.encode(intent, forKey: .intent)
         try container.encodeIfPresent(activity, forKey: .activity)
+        if new { try container.encode(true, forKey: .new) }
         try container.encode(timestamp, forKey: .timestamp)
     }
 }

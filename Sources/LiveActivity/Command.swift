@@ -31,6 +31,9 @@ public struct Command: WirePayload, Codable, Hashable, Sendable {
     public let intent: Intent
     /// The activity the command is about (`activity`); nil means the device's current one.
     public let activity: String?
+    /// For `start` only: start another activity even when one is running, up to the agent's
+    /// limit (`new`); without it, a `start` while an activity runs answers with the running one.
+    public let new: Bool
     /// When the command was sent (`timestamp`).
     public let timestamp: Date
 
@@ -41,7 +44,9 @@ public struct Command: WirePayload, Codable, Hashable, Sendable {
     ///
     /// - Throws: `ActivityError` `.invalidCommandID` when `id` is empty or longer than 128
     ///   characters, `.invalidActivityID` when `activity` is not a valid id.
-    public init(id: String, intent: Intent, activity: String? = nil, timestamp: Date) throws(ActivityError) {
+    public init(
+        id: String, intent: Intent, activity: String? = nil, new: Bool = false, timestamp: Date
+    ) throws(ActivityError) {
         if let problem = Self.idRule.problem(id) {
             throw ActivityError(.invalidCommandID, "invalid command id \(String(reflecting: id)): \(problem)")
         }
@@ -51,6 +56,7 @@ public struct Command: WirePayload, Codable, Hashable, Sendable {
         self.id = id
         self.intent = intent
         self.activity = activity
+        self.new = new
         self.timestamp = timestamp
     }
 }

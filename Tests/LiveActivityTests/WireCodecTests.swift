@@ -45,6 +45,8 @@ struct WireCodecTests {
         "command": #"{"id":"req-1","intent":"start","schema":"myeline.command.v1","timestamp":1700000000}"#,
         "command-with-activity": "{" + activity
             + #""id":"req-2","intent":"pause","schema":"myeline.command.v1","timestamp":1700000000}"#,
+        "command-start-new":
+            #"{"id":"req-3","intent":"start","new":true,"schema":"myeline.command.v1","timestamp":1700000000}"#,
         "command-result-ok": "{" + activity
             + #""id":"req-1","intent":"start","ok":true,"schema":"myeline.command-result.v1","timestamp":1700000000}"#,
         "command-result-error": #"{"error":"an activity is already running","id":"req-1","intent":"start","#

@@ -64,6 +64,8 @@ struct WireSample: Sendable {
                 "command-with-activity",
                 try Command(id: "req-2", intent: .pause, activity: Fixtures.activityID, timestamp: Fixtures.t0)),
             try WireSample(
+                "command-start-new", try Command(id: "req-3", intent: .start, new: true, timestamp: Fixtures.t0)),
+            try WireSample(
                 "command-result-ok",
                 CommandResult.success(for: command, activity: Fixtures.activityID, timestamp: Fixtures.t0)),
             try WireSample(
