@@ -73,6 +73,8 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
         bytes.appendLittleEndian(UInt32(body.count))
         bytes.appendLittleEndian(CRC32.checksum(body))
         bytes.append(contentsOf: body)
+        let directory = (path as NSString).deletingLastPathComponent
+        if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
         try FileIO.writeAtomically(bytes, to: path)
     }
 
@@ -82,6 +84,31 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
     public func remove() throws(AgentStoreError) {
         try FileIO.removeFile(path)
         try FileIO.syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// The extension of the files ``loadAll(directory:logger:)`` reads.
+    public static var fileExtension: String { "state" }
+
+    /// The store of activity `activityID` in `directory`: the file `ACTIVITY.state`.
+    public init(directory: String, activityID: String, logger: Logger) {
+        self.init(directory: directory, fileName: activityID + "." + Self.fileExtension, logger: logger)
+    }
+
+    /// Every activity saved in `directory` (one `*.state` file each), by activity id; damaged files
+    /// are moved aside as ``load()`` does. A missing directory holds none. Blocks on I/O.
+    ///
+    /// - Throws: `AgentStoreError` with `.io` when the directory or a file cannot be read.
+    public static func loadAll(directory: String, logger: Logger) throws(AgentStoreError) -> [PersistedActivity<
+        Attributes
+    >] {
+        guard FileIO.exists(directory) else { return [] }
+        var activities: [PersistedActivity<Attributes>] = []
+        for name in try FileIO.contents(of: directory).sorted() where name.hasSuffix("." + fileExtension) {
+            if let activity = try Self(directory: directory, fileName: name, logger: logger).load() {
+                activities.append(activity)
+            }
+        }
+        return activities
     }
 
     private struct Damage: Error {

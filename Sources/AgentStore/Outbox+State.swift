@@ -173,9 +173,12 @@ extension Outbox {
             }
         }
 
-        mutating func append(topic: String, payload: [UInt8], configuration: OutboxConfiguration, logger: Logger)
-            throws(AgentStoreError)
-        {
+        /// Appends one record; with `deferringSync` the sync policy is left to ``syncByPolicy(configuration:)``,
+        /// called once after a batch.
+        mutating func append(
+            topic: String, payload: [UInt8], configuration: OutboxConfiguration, deferringSync: Bool = false,
+            logger: Logger
+        ) throws(AgentStoreError) {
             try checkOpen()
             guard topic.utf8.count <= Int(UInt16.max) else {
                 throw AgentStoreError(
@@ -206,7 +209,9 @@ extension Outbox {
             segments[last].offsets.append(UInt32(segment.size))
             segments[last].size += Int64(record.count)
             unsynced += 1
-            switch configuration.syncPolicy {
+            switch deferringSync ? nil : configuration.syncPolicy {
+            case nil:
+                break
             case .everyAppend:
                 do {
                     try sync()
@@ -217,8 +222,8 @@ extension Outbox {
                     try? FileIO.truncate(segment.fd, to: segment.size, path: segment.path)
                     throw error
                 }
-            case .batched(let records, let interval):
-                if unsynced >= records || lastSync.duration(to: .now) >= interval { try sync() }
+            case .batched:
+                try syncByPolicy(configuration: configuration)
             }
             if count > configuration.capacity {
                 let excess = UInt64(count - configuration.capacity)
@@ -234,6 +239,16 @@ extension Outbox {
                 dropping = false
             }
             try compact()
+        }
+
+        /// Flushes what the sync policy says must be on the device now: everything with
+        /// `.everyAppend`, a full batch or an old one with `.batched`.
+        mutating func syncByPolicy(configuration: OutboxConfiguration) throws(AgentStoreError) {
+            switch configuration.syncPolicy {
+            case .everyAppend: try sync()
+            case .batched(let records, let interval):
+                if unsynced >= records || lastSync.duration(to: .now) >= interval { try sync() }
+            }
         }
 
         /// Starts a new segment after flushing the current one, so only the last segment can ever

@@ -70,6 +70,25 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Appends records in order with one flush for all of them (a group commit): with
+    /// `.everyAppend` they are all on the device when this returns. When the outbox is full the
+    /// oldest records are dropped and counted. Blocks on I/O.
+    ///
+    /// On failure the records appended before the failing one stay queued; a failed flush leaves
+    /// them all queued but perhaps not yet on the device.
+    ///
+    /// - Throws: `AgentStoreError` with `.diskFull`, `.io`, `.recordTooLarge` or `.closed`.
+    public func append(contentsOf records: [(topic: String, payload: [UInt8])]) throws(AgentStoreError) {
+        try state.withLock { (state) throws(AgentStoreError) in
+            for record in records {
+                try state.append(
+                    topic: record.topic, payload: record.payload, configuration: configuration, deferringSync: true,
+                    logger: logger)
+            }
+            try state.syncByPolicy(configuration: configuration)
+        }
+    }
+
     /// Up to `max` undelivered records, oldest first, without removing them. Blocks on I/O.
     ///
     /// - Throws: `AgentStoreError` with `.io` or `.closed`.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The agent's current activity as kept on disk, so a restart (even after SIGKILL or a power
+/// One of the agent's activities as kept on disk, so a restart (even after SIGKILL or a power
 /// cut) resumes the same activity and sequence.
 ///
 /// `Attributes` is the activity's attributes type (for the agent, `LocationActivityAttributes`);
@@ -20,11 +20,13 @@ public struct PersistedActivity<Attributes: Codable & Sendable>: Codable, Sendab
     public var tripTotals: Data
     /// When the activity started, UTC.
     public var startedAt: Date
+    /// For an activity that ended, when its retained envelope is to be cleared; nil while it runs.
+    public var dismissalDate: Date?
 
     /// Creates a record of an activity.
     public init(
         activityID: String, attributesType: String, lastSeq: Int, trackSeq: Int, attributes: Attributes,
-        tripTotals: Data, startedAt: Date
+        tripTotals: Data, startedAt: Date, dismissalDate: Date? = nil
     ) {
         self.activityID = activityID
         self.attributesType = attributesType
@@ -33,6 +35,7 @@ public struct PersistedActivity<Attributes: Codable & Sendable>: Codable, Sendab
         self.attributes = attributes
         self.tripTotals = tripTotals
         self.startedAt = startedAt
+        self.dismissalDate = dismissalDate
     }
 }
 

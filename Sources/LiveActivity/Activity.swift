@@ -40,8 +40,10 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         var states: [ActivityState]
     }
 
+    /// A new activity, whose first event is its start (seq 1); or, with `resumingAfter`, one that
+    /// was running before a restart, whose first event is an update numbered `resumingAfter + 1`.
     init(
-        id: String, attributes: Attributes, content: Content, clock: any WallClock,
+        id: String, attributes: Attributes, content: Content, clock: any WallClock, resumingAfter lastSeq: Int? = nil,
         didChange: @escaping @Sendable () -> Void
     ) {
         let now = clock.now
@@ -49,11 +51,13 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         self.attributes = attributes
         self.clock = clock
         self.didChange = didChange
-        let start = ActivityEvent(seq: 1, activityID: id, attributes: attributes, timestamp: now, kind: .start(content))
+        let first = ActivityEvent(
+            seq: (lastSeq ?? 0) + 1, activityID: id, attributes: attributes, timestamp: now,
+            kind: lastSeq == nil ? .start(content) : .update(content, alert: nil))
         storage = Mutex(
             Storage(
                 machine: ActivityStateMachine(staleDate: content.staleDate, now: now), content: content,
-                lastEvent: start))
+                lastEvent: first))
     }
 
     /// Starts an activity in `center`, the ActivityKit spelling of ``ActivityCenter/request(attributes:content:id:)``.

@@ -33,7 +33,26 @@ public final class ActivityCenter: Sendable {
     public func request<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String? = nil
     ) throws(ActivityError) -> Activity<Attributes> {
-        let id = id ?? UUID().uuidString.lowercased()
+        try add(attributes: attributes, content: content, id: id ?? UUID().uuidString.lowercased(), resumingAfter: nil)
+    }
+
+    /// Takes back an activity that was running before a restart (its id and the seq of its last
+    /// event were saved): its first event is an update with `content`, numbered `lastSeq + 1`, so
+    /// its sequence continues where it stopped.
+    ///
+    /// - Throws: as ``request(attributes:content:id:)``, and `.invalidActivityID` when `lastSeq` is below 1.
+    public func resume<Attributes: ActivityAttributes>(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, lastSeq: Int
+    ) throws(ActivityError) -> Activity<Attributes> {
+        guard lastSeq >= 1 else {
+            throw ActivityError(.invalidActivityID, "cannot resume activity \"\(id)\" after seq \(lastSeq): seq starts at 1")
+        }
+        return try add(attributes: attributes, content: content, id: id, resumingAfter: lastSeq)
+    }
+
+    private func add<Attributes: ActivityAttributes>(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, resumingAfter: Int?
+    ) throws(ActivityError) -> Activity<Attributes> {
         if let problem = Identifier.problem(id, as: .activity) {
             throw ActivityError(.invalidActivityID, problem)
         }
@@ -49,7 +68,9 @@ public final class ActivityCenter: Sendable {
                     "cannot start activity \"\(id)\": \(live.count) activities are live, "
                         + "the maximum is \(maximumActivities)")
             }
-            let activity = Activity(id: id, attributes: attributes, content: content, clock: clock) { [weak self] in
+            let activity = Activity(
+                id: id, attributes: attributes, content: content, clock: clock, resumingAfter: resumingAfter
+            ) { [weak self] in
                 self?.wake()
             }
             live.append(activity)

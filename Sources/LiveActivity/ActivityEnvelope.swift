@@ -46,3 +46,16 @@ extension ActivityEnvelope {
         attributes = event.attributes
     }
 }
+
+extension ActivityEnvelope {
+    /// The envelope that ends this activity at `date` with its current content, dismissed at
+    /// once: what an agent publishes for an activity of its own it no longer knows (an orphan),
+    /// before clearing its retained message. Its seq follows this envelope's.
+    public func ended(at date: Date) -> ActivityEnvelope {
+        ActivityEnvelope(
+            header: EnvelopeHeader(
+                device: header.device, activity: header.activity, attributesType: header.attributesType, event: .end,
+                seq: header.seq + 1),
+            timestamp: date, attributes: attributes, content: content, dismissalDate: date, alert: nil)
+    }
+}

@@ -14,7 +14,7 @@ public enum ActivityUIDismissalPolicy: Hashable, Sendable {
     static let maximumDisplayDuration: TimeInterval = 4 * 60 * 60
 
     /// The date when an activity that ended at `end` is dismissed under this policy.
-    func dismissalDate(endedAt end: Date) -> Date {
+    public func dismissalDate(endedAt end: Date) -> Date {
         let latest = end.addingTimeInterval(Self.maximumDisplayDuration)
         switch self {
         case .default: return latest

@@ -30,3 +30,16 @@ extension Command {
         try container.encode(timestamp, forKey: .timestamp)
     }
 }
+
+extension Command {
+    private struct RequestID: Decodable {
+        var id: String?
+    }
+
+    /// The `id` of a command payload that does not decode as a command, when it has a valid one,
+    /// so that the refusal can still be answered; nil otherwise.
+    public static func requestID(in payload: Data) -> String? {
+        guard let id = (try? JSONDecoder().decode(RequestID.self, from: payload))?.id else { return nil }
+        return idRule.problem(id) == nil ? id : nil
+    }
+}

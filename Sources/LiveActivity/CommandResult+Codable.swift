@@ -14,7 +14,7 @@ extension CommandResult {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try container.check(.schema, .equal(to: Self.schema))
         id = try container.decode(.id, Command.idRule)
-        intent = try container.decode(Command.Intent.self, forKey: .intent)
+        intent = try container.decodeIfPresent(Command.Intent.self, forKey: .intent)
         let ok = try container.decode(Bool.self, forKey: .ok)
         error = try container.decodeIfPresent(String.self, forKey: .error)
         switch (ok, error) {
@@ -31,7 +31,7 @@ extension CommandResult {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(Self.schema, forKey: .schema)
         try container.encode(id, forKey: .id)
-        try container.encode(intent, forKey: .intent)
+        try container.encodeIfPresent(intent, forKey: .intent)
         try container.encode(ok, forKey: .ok)
         try container.encodeIfPresent(error, forKey: .error)
         try container.encodeIfPresent(activity, forKey: .activity)

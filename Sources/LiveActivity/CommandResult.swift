@@ -7,8 +7,8 @@ public struct CommandResult: WirePayload, Codable, Hashable, Sendable {
 
     /// The id of the command answered (`id`).
     public let id: String
-    /// The intent of the command answered (`intent`).
-    public let intent: Command.Intent
+    /// The intent of the command answered (`intent`); nil when the command had none the agent knows.
+    public let intent: Command.Intent?
     /// Why the command failed (`error`), readable by people; nil when it succeeded.
     public let error: String?
     /// The activity concerned (`activity`), such as the one a `start` created.
@@ -22,6 +22,11 @@ public struct CommandResult: WirePayload, Codable, Hashable, Sendable {
     /// The result of a command that succeeded.
     public static func success(for command: Command, activity: String? = nil, timestamp: Date) -> CommandResult {
         CommandResult(id: command.id, intent: command.intent, error: nil, activity: activity, timestamp: timestamp)
+    }
+
+    /// The refusal of a command that did not decode but whose `id` could be read.
+    public static func malformed(id: String, error: String, timestamp: Date) -> CommandResult {
+        CommandResult(id: id, intent: nil, error: error, activity: nil, timestamp: timestamp)
     }
 
     /// The result of a command that failed, with a readable reason.

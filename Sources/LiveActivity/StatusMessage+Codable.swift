@@ -2,7 +2,7 @@ import Foundation
 
 extension StatusMessage {
     enum CodingKeys: String, CodingKey {
-        case schema, device, state, since, reason, version
+        case schema, device, state, since, reason, version, dropped
     }
 
     /// Decodes and checks a status message.
@@ -18,6 +18,7 @@ extension StatusMessage {
         if state == .online, since == nil { throw container.missing(.since) }
         reason = try container.decodeIfPresent(Reason.self, forKey: .reason)
         version = try container.decode(.version, .length(1...64))
+        dropped = try container.decodeIfPresent(UInt64.self, forKey: .dropped)
     }
 
     /// Encodes the message; absent optionals are omitted.
@@ -29,5 +30,6 @@ extension StatusMessage {
         try container.encodeIfPresent(since, forKey: .since)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(dropped, forKey: .dropped)
     }
 }

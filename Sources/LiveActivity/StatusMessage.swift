@@ -48,21 +48,28 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     public let reason: Reason?
     /// The agent's version (`version`), such as `0.1.0`.
     public let version: String
+    /// How many track points the agent has dropped, oldest first, because its outbox was full
+    /// while the broker was unreachable (`dropped`), counted since its state directory was
+    /// created; nil when not reported.
+    public let dropped: UInt64?
 
-    /// The message of an agent that connected at `since`.
-    public static func online(device: DeviceID, since: Date, version: String = Myeline.version) -> StatusMessage {
-        StatusMessage(device: device, state: .online, since: since, reason: nil, version: version)
+    /// The message of an agent that connected at `since`, with the track points it has dropped so far.
+    public static func online(
+        device: DeviceID, since: Date, dropped: UInt64? = nil, version: String = Myeline.version
+    ) -> StatusMessage {
+        StatusMessage(device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped)
     }
 
     /// The message of an agent that goes offline cleanly at `since`.
     public static func offline(
         device: DeviceID, since: Date, reason: Reason = .shutdown, version: String = Myeline.version
     ) -> StatusMessage {
-        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version)
+        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil)
     }
 
     /// The MQTT will: offline, reason `connection-lost`, without `since`.
     public static func will(device: DeviceID, version: String = Myeline.version) -> StatusMessage {
-        StatusMessage(device: device, state: .offline, since: nil, reason: .connectionLost, version: version)
+        StatusMessage(
+            device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil)
     }
 }

@@ -57,6 +57,9 @@ public struct TopicTree: Hashable, Sendable {
     /// `PREFIX/DEVICE/cmd/result`.
     public func commandResult(device: DeviceID) -> String { topic(device.rawValue, Level.command, Level.result) }
 
+    /// The filter for one device's activities, `PREFIX/DEVICE/activities/+`.
+    public func activities(device: DeviceID) -> String { topic(device.rawValue, Level.activities, "+") }
+
     /// The filter for every device's status, `PREFIX/+/status`.
     public var allStatus: String { topic("+", Level.status) }
 

@@ -30,6 +30,9 @@ struct WireCodecTests {
         "envelope-end": "{" + activity + attributes + fullState
             + #""device":"van-7","dismissal-date":1700014460.123,"event":"end","relevance-score":0,"#
             + #""schema":"myeline.activity.v1","seq":3,"timestamp":1700000060.123}"#,
+        "status-online-dropped":
+            #"{"device":"van-7","dropped":1200,"schema":"myeline.status.v1","since":1700000000,"state":"online","#
+            + #""version":"0.1.0"}"#,
         "status-online":
             #"{"device":"van-7","schema":"myeline.status.v1","since":1700000000,"state":"online","version":"0.1.0"}"#,
         "status-offline": #"{"device":"van-7","reason":"shutdown","schema":"myeline.status.v1","since":1700000000,"#

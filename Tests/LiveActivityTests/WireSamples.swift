@@ -51,6 +51,8 @@ struct WireSample: Sendable {
             try WireSample("envelope-update-alert", envelopes[2]),
             try WireSample("envelope-end", envelopes[3]),
             try WireSample("status-online", StatusMessage.online(device: device, since: Fixtures.t0)),
+            try WireSample(
+                "status-online-dropped", StatusMessage.online(device: device, since: Fixtures.t0, dropped: 1200)),
             try WireSample("status-offline", StatusMessage.offline(device: device, since: Fixtures.t0)),
             try WireSample("status-will", StatusMessage.will(device: device)),
             try WireSample("track-full", fullPoint),

@@ -14,8 +14,7 @@ struct AgentConfigurationTrackingTests {
         #expect(
             configuration.activityAttributes
                 == LocationActivityAttributes(deviceID: try DeviceID("van-7"), name: "van-7"))
-        #expect(!configuration.tracksOnFixTimes)
-        #expect(configuration.fileOptions == FileSource.Options())
+        #expect(configuration.fileOptions == FileSource.Options(restampsTimes: true))
     }
 
     @Test func everyKeyReachesThePolicyAndTheAttributes() throws {
@@ -45,8 +44,8 @@ struct AgentConfigurationTrackingTests {
         #expect(attributes.vehicle == "B-MY 1234")
         #expect(attributes.driver == "Ana")
         #expect(attributes.destination == .init(name: "Depot", latitude: 52.5, longitude: 13.4))
-        #expect(configuration.tracksOnFixTimes)
-        #expect(configuration.fileOptions == FileSource.Options(pacing: .asFastAsPossible, loops: true))
+        #expect(
+            configuration.fileOptions == FileSource.Options(pacing: .asFastAsPossible, loops: true, restampsTimes: true))
     }
 
     @Test func dismissalPolicies() {

@@ -25,17 +25,11 @@ extension AgentConfiguration {
             destination: device.destination)
     }
 
-    /// The replay options of a file source (`source.speed`, `source.loop`); recorded times are kept.
+    /// The replay options of a file source (`source.speed`, `source.loop`). Fixes are stamped
+    /// with the time they are replayed, so the activity runs live on the wall clock like one fed
+    /// by gpsd (its stale dates are in the present); the recorded times only pace the replay.
     var fileOptions: FileSource.Options {
-        FileSource.Options(pacing: source.pacing, loops: source.loops)
-    }
-
-    /// Whether the tracker runs on the fixes' own times (a file replay) rather than the wall clock (gpsd).
-    ///
-    /// A replay at N times the recorded pace (or as fast as possible) only makes sense to the
-    /// update budget on the recording's timeline.
-    var tracksOnFixTimes: Bool {
-        if case .file = source.address { true } else { false }
+        FileSource.Options(pacing: source.pacing, loops: source.loops, restampsTimes: true)
     }
 }
 

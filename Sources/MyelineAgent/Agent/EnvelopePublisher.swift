@@ -7,13 +7,27 @@ import Synchronization
 /// Publishes one activity's events in order: each start, update and end as a retained QoS 1
 /// envelope on the activity's topic, the dismissal as a zero-length retained message.
 ///
+/// Updates coalesce: while one envelope waits for the broker (offline, or a slow link), a newer
+/// update replaces an older one still waiting, so after an outage the broker gets the latest
+/// content rather than every update missed. Starts, ends and the dismissal are never skipped.
+///
 /// ``run(_:)`` returns after the dismissal, or after the event ``stop(after:)`` names.
 final class EnvelopePublisher: Sendable {
     private let client: MQTTClient
     private let device: DeviceID
     private let topic: String
     private let logger: Logger
-    private let progress = Mutex<(published: Int, stopAt: Int?)>((0, nil))
+
+    fileprivate struct Progress {
+        /// Events received and not yet published, oldest first; at most one update at the end.
+        var waiting: [ActivityEvent<LocationActivityAttributes>] = []
+        /// The seq of the last event published (or given up).
+        var published = 0
+        /// The seq after which ``run(_:)`` returns.
+        var stopAt: Int?
+    }
+
+    private let progress = Mutex(Progress())
 
     init(client: MQTTClient, device: DeviceID, topic: String, logger: Logger) {
         self.client = client
@@ -22,28 +36,29 @@ final class EnvelopePublisher: Sendable {
         self.logger = logger
     }
 
-    /// Publishes every event of `events` until the activity is dismissed or ``stop(after:)`` says so.
-    func run(_ events: ActivityUpdates<ActivityEvent<LocationActivityAttributes>>) async {
-        for await event in events {
-            do {
-                let payload = try ActivityEnvelope(event: event, device: device).map(WireCodec.encode) ?? Data()
-                try await client.publish(
-                    topic, payload: Array(payload), qos: .atLeastOnce, retain: true, properties: AgentService.json)
-                logger.debug(
-                    "Published an activity event",
-                    metadata: ["myeline.activity": "\(event.activityID)", "myeline.seq": "\(event.seq)"])
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.error(
-                    "Cannot publish an activity event",
-                    metadata: ["myeline.seq": "\(event.seq)", "error": "\(error)"])
+    /// Publishes the events of `events` until the activity is dismissed or ``stop(after:)`` says so.
+    ///
+    /// - Returns: whether the dismissal reached the broker (the retained envelope is cleared).
+    @discardableResult
+    func run(_ events: ActivityUpdates<ActivityEvent<LocationActivityAttributes>>) async -> Bool {
+        let (ready, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    self.progress.withLock { $0.enqueue(event) }
+                    signal.yield()
+                }
+                signal.finish()
             }
-            let done = progress.withLock { progress in
-                progress.published = event.seq
-                return progress.stopAt.map { event.seq >= $0 } ?? false
+            var cleared = false
+            for await _ in ready {
+                if let outcome = await publishWaiting() {
+                    cleared = outcome
+                    break
+                }
             }
-            if done { return }
+            group.cancelAll()
+            return cleared
         }
     }
 
@@ -54,6 +69,49 @@ final class EnvelopePublisher: Sendable {
         progress.withLock { progress in
             progress.stopAt = seq
             return progress.published >= seq
+        }
+    }
+
+    /// Publishes what waits, oldest first; returns nil while ``run(_:)`` goes on, or when it is
+    /// done, whether the dismissal reached the broker.
+    private func publishWaiting() async -> Bool? {
+        while let event = progress.withLock({ $0.waiting.first }) {
+            var delivered = false
+            do {
+                let payload = try ActivityEnvelope(event: event, device: device).map(WireCodec.encode) ?? Data()
+                try await client.publish(
+                    topic, payload: Array(payload), qos: .atLeastOnce, retain: true, properties: AgentService.json)
+                delivered = true
+                logger.debug(
+                    "Published an activity event",
+                    metadata: ["myeline.activity": "\(event.activityID)", "myeline.seq": "\(event.seq)"])
+            } catch is CancellationError {
+                return false
+            } catch {
+                logger.error(
+                    "Cannot publish an activity event",
+                    metadata: ["myeline.seq": "\(event.seq)", "error": "\(error)"])
+            }
+            let done = progress.withLock { progress in
+                progress.waiting.removeFirst()
+                progress.published = event.seq
+                return progress.stopAt.map { event.seq >= $0 } ?? false
+            }
+            if event.kind == .dismissed { return delivered }
+            if done { return false }
+        }
+        return nil
+    }
+}
+
+extension EnvelopePublisher.Progress {
+    /// Adds an event; an update replaces an update waiting behind the one being published (the
+    /// first waiting).
+    fileprivate mutating func enqueue(_ event: ActivityEvent<LocationActivityAttributes>) {
+        if case .update = event.kind, waiting.count >= 2, case .update = waiting[waiting.count - 1].kind {
+            waiting[waiting.count - 1] = event
+        } else {
+            waiting.append(event)
         }
     }
 }
