@@ -45,7 +45,8 @@ public final class ActivityCenter: Sendable {
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, lastSeq: Int
     ) throws(ActivityError) -> Activity<Attributes> {
         guard lastSeq >= 1 else {
-            throw ActivityError(.invalidActivityID, "cannot resume activity \"\(id)\" after seq \(lastSeq): seq starts at 1")
+            throw ActivityError(
+                .invalidActivityID, "cannot resume activity \"\(id)\" after seq \(lastSeq): seq starts at 1")
         }
         return try add(attributes: attributes, content: content, id: id, resumingAfter: lastSeq)
     }

@@ -23,6 +23,7 @@ final class ClientContext: Sendable {
     enum Acknowledgement: Sendable {
         case published(reasonCode: Int32)
         case subscribed(grantedQoS: [Int32])
+        case unsubscribed
     }
 
     private enum PendingAck {
@@ -204,6 +205,11 @@ final class ClientContext: Sendable {
         }
         guard let id else { throw Self.shutDownError }
         return id
+    }
+
+    /// Every filter subscribed to now.
+    var subscribedFilters: [String] {
+        state.withLock { Array(Self.activeFilters($0.subscriptions).keys) }
     }
 
     /// Removes a subscription; returns the filters no other subscription still needs.

@@ -1,4 +1,5 @@
 import CMosquitto
+import Glibc
 import Logging
 
 /// An MQTT client on libmosquitto, with async publish and subscribe and automatic reconnection.
@@ -166,9 +167,35 @@ public final class MQTTClient: Sendable {
     }
 
     private func shutDown() async {
+        await quiesce(within: .seconds(2))
         await loop.stop()
         context.shutDown()
         handle.destroy()
+    }
+
+    /// Lets the broker fall silent before DISCONNECT: unsubscribes every filter in one packet
+    /// (or a filter never subscribed, when there is none) and waits, at most `timeout`, for its
+    /// acknowledgement. The broker answers packets in order, so by then it has answered every
+    /// earlier one and sends nothing more. Without this, a broker that writes to the socket the
+    /// client has just closed takes it for a lost connection and publishes the will.
+    private func quiesce(within timeout: Duration) async {
+        guard isConnected else { return }
+        let filters = context.subscribedFilters
+        let marker = filters.isEmpty ? ["$quiesce/" + configuration.clientID] : filters
+        var strings = marker.map { strdup($0) }
+        defer { for string in strings { free(string) } }
+        var mid: Int32 = 0
+        let rc = strings.withUnsafeMutableBufferPointer { buffer in
+            mosquitto_unsubscribe_multiple(handle.pointer, &mid, Int32(buffer.count), buffer.baseAddress, nil)
+        }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return }
+        let unsubscribed = mid
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [context] in _ = try? await context.acknowledgement(of: unsubscribed) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     private static func configure(_ handle: MosquittoHandle, with configuration: MQTTConfiguration) throws(MQTTError) {

@@ -41,21 +41,28 @@ struct AgentRunIntegrationTests {
             // Stopped however the test ends, also when an expectation throws.
             defer { subscriber.signal(SIGKILL) }
             try await subscriber.waitForLine(containing: "SUBACK")
+            let started = Date()
             try await withTemporaryDirectory { state in
+                // Without a minimum distance or interval every batch of fixes is an update, even
+                // in a replay that lasts a fraction of a second.
                 let agent = try TestProcess(
                     name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
                     arguments: [
                         "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", Self.capture,
                         "--speed", "max", "--state-dir", state, "--end-on-exit",
-                    ])
+                    ],
+                    environment: ProcessInfo.processInfo.environment.merging([
+                        "MYELINE_UPDATES_MIN_DISTANCE": "0", "MYELINE_UPDATES_MIN_INTERVAL": "0",
+                    ]) { $1 })
                 defer { agent.signal(SIGKILL) }
                 #expect(
                     try await withDeadline(.seconds(60), what: "the agent to exit", process: agent) {
                         try await agent.waitForExit()
                     } == 0)
-                // The ended activity is not kept for a resume.
-                #expect(!FileManager.default.fileExists(atPath: state + "/activity.state"))
+                // The ended and cleared activity is not kept for a resume.
+                #expect(try Self.savedActivities(in: state).isEmpty)
             }
+            let ended = Date()
             _ = try await subscriber.waitForLine(containing: "\"state\":\"offline\"")
             await subscriber.stop()
 
@@ -93,7 +100,8 @@ struct AgentRunIntegrationTests {
                 #expect((state.longitude.map { (-180...180).contains($0) }) == true)
             }
 
-            // Every fix the tracker accepts from the capture, in order, with its own track seq.
+            // Every fix the tracker accepts from the capture, in order, with its own track seq,
+            // stamped with the time it was replayed (a replay runs live, in the present).
             let expected = try await Self.acceptedFixes()
             #expect(expected.count > 1)
             let points = try trackMessages.map { try WireCodec.decode(TrackPoint.self, from: $0.data) }
@@ -102,8 +110,11 @@ struct AgentRunIntegrationTests {
             #expect(points.allSatisfy { $0.activity == activityID && $0.device.rawValue == "van-7" })
             for (point, fix) in zip(points, expected) {
                 #expect(point.latitude == fix.latitude && point.longitude == fix.longitude)
-                #expect(abs(point.time.timeIntervalSince(fix.time)) < 0.001)
             }
+            #expect(points.allSatisfy { (started...ended).contains($0.time) })
+            #expect(zip(points, points.dropFirst()).allSatisfy { $0.time <= $1.time })
+            // The stale date follows the fixes, so it is in the present too.
+            #expect(updates.allSatisfy { ($0.content.staleDate ?? .distantPast) > started })
         }
     }
 
@@ -135,10 +146,7 @@ struct AgentRunIntegrationTests {
                     try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
                         try await agent.waitForExit()
                     } == 0)
-                return try ActivityStateStore<LocationActivityAttributes>(
-                    directory: state, logger: Logger(label: "test")
-                )
-                .load()
+                return try Self.savedActivities(in: state).first
             }
             let line = try await subscriber.waitForLine(containing: "\"state\":\"offline\"")
             let offline = try WireCodec.decode(
@@ -200,23 +208,31 @@ struct AgentRunIntegrationTests {
                 _ = try await subscriber.waitForLine(containing: "\"state\":\"offline\"")
                 await subscriber.stop()
 
-                let points = try subscriber.output.split(separator: "\n").compactMap(Message.init).filter {
-                    $0.topic.hasSuffix("/track")
-                }.map { try WireCodec.decode(TrackPoint.self, from: $0.data) }
-                let activities = points.map(\.activity).reduce(into: [String]()) { seen, id in
-                    if seen.last != id { seen.append(id) }
+                let messages = subscriber.output.split(separator: "\n").compactMap(Message.init)
+                let points = try messages.filter { $0.topic.hasSuffix("/track") }.map {
+                    try WireCodec.decode(TrackPoint.self, from: $0.data)
                 }
-                // First the offline run's points, all of them and in order, then the second run's.
-                try #require(
-                    activities.count == 2, "two activities' tracks, one after the other:\n\(subscriber.output)")
+                // The second run resumed the first run's activity (kept without --end-on-exit):
+                // one activity, first the offline run's points, all of them and in order, then
+                // the second run's, whose seqs continue.
+                try #require(Set(points.map(\.activity)).count == 1, "one activity's track:\n\(subscriber.output)")
                 let expected = try await Self.acceptedFixes()
-                for activity in activities {
-                    let track = points.filter { $0.activity == activity }
-                    #expect(track.map(\.seq) == (0..<expected.count).map { $0 + 1 })
-                    #expect(track.map(\.latitude) == expected.map(\.latitude))
-                }
+                #expect(points.map(\.seq) == (0..<(2 * expected.count)).map { $0 + 1 })
+                #expect(points.map(\.latitude) == (expected + expected).map(\.latitude))
+                let envelopes = try messages.filter { $0.topic.hasPrefix("myeline/van-7/activities/") }
+                    .filter { !$0.topic.hasSuffix("/track") && !$0.payload.isEmpty }
+                    .map { try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: $0.data) }
+                #expect(envelopes.first?.header.event == .update)
+                #expect(envelopes.last?.header.event == .end)
+                #expect(zip(envelopes, envelopes.dropFirst()).allSatisfy { $0.header.seq < $1.header.seq })
             }
         }
+    }
+
+    /// The activities saved in an agent's state directory.
+    static func savedActivities(in state: String) throws -> [PersistedActivity<LocationActivityAttributes>] {
+        try ActivityStateStore<LocationActivityAttributes>.loadAll(
+            directory: state + "/activities", logger: Logger(label: "test"))
     }
 
     /// The fixes the tracker accepts from the capture, replayed as the agent does (recorded times).

@@ -45,7 +45,8 @@ struct AgentConfigurationTrackingTests {
         #expect(attributes.driver == "Ana")
         #expect(attributes.destination == .init(name: "Depot", latitude: 52.5, longitude: 13.4))
         #expect(
-            configuration.fileOptions == FileSource.Options(pacing: .asFastAsPossible, loops: true, restampsTimes: true))
+            configuration.fileOptions == FileSource.Options(pacing: .asFastAsPossible, loops: true, restampsTimes: true)
+        )
     }
 
     @Test func dismissalPolicies() {

@@ -16,6 +16,9 @@ enum MosquittoCallbacks {
             let qos = (0..<Int(count)).map { granted?[$0] ?? 0x80 }
             clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.subscribed(grantedQoS: qos))
         }
+        mosquitto_unsubscribe_v5_callback_set(handle.pointer) { _, user, mid, _ in
+            clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.unsubscribed)
+        }
         mosquitto_message_v5_callback_set(handle.pointer) { _, user, message, properties in
             guard let message = message?.pointee, let topic = message.topic else { return }
             let payload: [UInt8] =

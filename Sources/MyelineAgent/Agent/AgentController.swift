@@ -53,7 +53,8 @@ struct AgentController {
         self.clock = clock
         self.logger = logger
         self.reportPresence = reportPresence
-        activitiesDirectory = URL(fileURLWithPath: configuration.stateDirectory).appendingPathComponent("activities")
+        activitiesDirectory =
+            URL(fileURLWithPath: configuration.stateDirectory).appendingPathComponent("activities")
             .path
     }
 
@@ -133,7 +134,8 @@ struct AgentController {
         let content = tracker.start(now: now).content ?? tracker.content(now: now)
         let activity = try center.request(attributes: attributes, content: content, id: id)
         await launch(activity, tracker: tracker, lastSeq: 1, trackSeq: 0)
-        logger.info("Activity started", metadata: ["myeline.device": "\(device)", "myeline.activity": "\(activity.id)"])
+        logger.info(
+            "Activity started", metadata: ["myeline.device": "\(device)", "myeline.activity": "\(activity.id)"])
         return activity.id
     }
 

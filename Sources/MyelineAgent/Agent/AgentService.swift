@@ -123,7 +123,8 @@ struct AgentService: Service, CustomStringConvertible {
             }
             presenceTask.cancel()
             // Offline, a QoS 1 publish would wait for a reconnection: the will tells the story instead.
-            let offline = client.isConnected ? await withTimeout(Self.drainTimeout) { await presence.publishOffline() } : false
+            let offline =
+                client.isConnected ? await withTimeout(Self.drainTimeout) { await presence.publishOffline() } : false
             if !offline {
                 logger.warning("Shutting down without publishing offline: the broker is unreachable")
             }
@@ -154,7 +155,8 @@ struct AgentService: Service, CustomStringConvertible {
                 // device's activities as the broker knows them.
                 for await message in activities where message.retain {
                     guard case .activity(device, let activityID) = topics.route(message.topic) else {
-                        logger.debug("Ignoring a message on an unexpected topic", metadata: ["mqtt.topic": "\(message.topic)"])
+                        logger.debug(
+                            "Ignoring a message on an unexpected topic", metadata: ["mqtt.topic": "\(message.topic)"])
                         continue
                     }
                     inputs.post(.retained(activityID: activityID, payload: message.payload))
@@ -248,7 +250,8 @@ struct Presence: Sendable {
                 topic, payload: Array(try WireCodec.encode(status)), qos: .atLeastOnce, retain: true,
                 properties: AgentService.json)
         } catch {
-            logger.warning("Cannot publish the status", metadata: ["error": "\(error)", "myeline.state": "\(status.state)"])
+            logger.warning(
+                "Cannot publish the status", metadata: ["error": "\(error)", "myeline.state": "\(status.state)"])
         }
     }
 }
