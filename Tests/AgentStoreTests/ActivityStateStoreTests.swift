@@ -35,6 +35,33 @@ struct ActivityStateStoreTests {
         }
     }
 
+    @Test("One file per activity: loadAll finds each, creates nothing, and skips damaged files")
+    func loadAll() throws {
+        try withTemporaryDirectory { directory in
+            let activities = directory + "/activities"
+            let recorder = LogRecorder()
+            #expect(try ActivityStateStore<Attributes>.loadAll(directory: activities, logger: recorder.logger).isEmpty)
+            var ended = activity(seq: 7)
+            ended.activityID = "b-ended"
+            ended.dismissalDate = Date(timeIntervalSince1970: 1_795_000_600)
+            var running = activity(seq: 3)
+            running.activityID = "a-running"
+            for record in [ended, running] {
+                try ActivityStateStore<Attributes>(
+                    directory: activities, activityID: record.activityID, logger: recorder.logger
+                )
+                .save(record)
+            }
+            try Data("not a state file".utf8).write(to: URL(fileURLWithPath: activities + "/c-damaged.state"))
+            try Data("ignored".utf8).write(to: URL(fileURLWithPath: activities + "/notes.txt"))
+            let loaded = try ActivityStateStore<Attributes>.loadAll(directory: activities, logger: recorder.logger)
+            #expect(loaded == [running, ended])
+            #expect(loaded.last?.dismissalDate == ended.dismissalDate)
+            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(try contents(of: activities).contains { $0.hasPrefix("c-damaged.state.corrupt-") })
+        }
+    }
+
     @Test("A leftover temporary file from a crash mid-save does not affect the saved record")
     func crashDuringSave() throws {
         try withTemporaryDirectory { directory in
@@ -84,12 +111,17 @@ struct ActivityStateStoreTests {
     @Test("A save that cannot be written is an error naming the file, and the old record stays")
     func unwritable() throws {
         try withTemporaryDirectory { directory in
-            let store = ActivityStateStore<Attributes>(directory: directory + "/missing", logger: LogRecorder().logger)
+            // A missing directory is created; one under a regular file cannot be.
+            let missing = ActivityStateStore<Attributes>(directory: directory + "/missing", logger: LogRecorder().logger)
+            try missing.save(activity(seq: 1))
+            #expect(try missing.load() == activity(seq: 1))
+            try Data().write(to: URL(fileURLWithPath: directory + "/file"))
+            let store = ActivityStateStore<Attributes>(directory: directory + "/file/state", logger: LogRecorder().logger)
             let error = #expect(throws: AgentStoreError.self) {
                 try store.save(activity(seq: 1))
             }
             #expect(error?.code == .io)
-            #expect(error?.message.contains(directory + "/missing") == true)
+            #expect(error?.message.contains(directory + "/file/state") == true)
         }
     }
 }

@@ -193,6 +193,31 @@ struct OutboxTests {
         }
     }
 
+    @Test("A batch appends in order across segments with one flush, and drops the oldest when full")
+    func appendBatch() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(capacity: 6, segmentRecordLimit: 4)
+            let recorder = LogRecorder()
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: recorder.logger) { outbox in
+                try outbox.append(contentsOf: [])
+                #expect(outbox.isEmpty)
+                try outbox.append(contentsOf: (0..<3).map { (topic, payload($0)) })
+                #expect(try outbox.peek(max: 10).map(\.payload) == (0..<3).map(payload))
+                try outbox.append(contentsOf: (3..<9).map { (topic, payload($0)) })
+                #expect(outbox.count == 6)
+                #expect(outbox.droppedCount == 3)
+                #expect(try outbox.peek(max: 10).map(\.payload) == (3..<9).map(payload))
+            }
+            #expect(recorder.messages(at: .info).count == 1)
+            // What a batch appended is on disk: a reopen finds it all.
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox throws in
+                #expect(try outbox.peek(max: 10).map(\.payload) == (3..<9).map(payload))
+            }
+        }
+    }
+
     @Test("Delivered segments are deleted and the order is kept across segments")
     func compaction() throws {
         try withTemporaryDirectory { directory in

@@ -46,6 +46,32 @@ struct ActivityCenterTests {
             try Fixtures.startActivity(in: center, id: "trip-1").activityState == .active, "reusable once dismissed")
     }
 
+    @Test("a resumed activity keeps its id and continues its sequence with an update")
+    func resume() async throws {
+        let (center, _) = Fixtures.center()
+        let content = ActivityContent(state: State(distance: 1200, elapsed: 300), staleDate: nil)
+        let resumed = try center.resume(
+            attributes: try Fixtures.attributes(), content: content, id: "trip-7", lastSeq: 41)
+        let events = await resumed.events.first(1)
+        #expect(events.map(\.seq) == [42])
+        #expect(events.first?.kind == .update(content, alert: nil))
+        #expect(resumed.id == "trip-7")
+        #expect(resumed.activityState == .active)
+        try resumed.update(content)
+        try resumed.end(nil, dismissalPolicy: .immediate)
+        #expect(await resumed.events.first(1).map(\.seq) == [45], "update 43, end 44, dismissed 45")
+
+        let refused = #expect(throws: ActivityError.self) {
+            try center.resume(attributes: try Fixtures.attributes(), content: content, id: "trip-8", lastSeq: 0)
+        }
+        #expect(refused?.code == .invalidActivityID)
+        let duplicate = try center.resume(
+            attributes: try Fixtures.attributes(), content: content, id: "trip-9", lastSeq: 1)
+        #expect(throws: ActivityError.self) {
+            try center.resume(attributes: try Fixtures.attributes(), content: content, id: duplicate.id, lastSeq: 3)
+        }
+    }
+
     @Test("activities(of:) lists the live activities of one attributes type")
     func activitiesOfType() throws {
         let (center, _) = Fixtures.center()

@@ -147,4 +147,34 @@ struct WireCodecTests {
         }
         #expect(activity?.code == .invalidActivityID)
     }
+
+    @Test func anOrphanEnvelopeEndsWithTheNextSeqAndItsContent() async throws {
+        let samples = try await WireSample.all()
+        let sample = try #require(samples.first { $0.name == "envelope-update-alert" })
+        let update = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: sample.data)
+        let end = update.ended(at: Fixtures.t0.addingTimeInterval(600))
+        #expect(end.header.event == .end)
+        #expect(end.header.seq == update.header.seq + 1)
+        #expect(end.header.activity == update.header.activity)
+        #expect(end.content == update.content)
+        #expect(end.dismissalDate == Fixtures.t0.addingTimeInterval(600))
+        #expect(end.timestamp == Fixtures.t0.addingTimeInterval(600))
+        #expect(end.alert == nil)
+        let decoded = try WireCodec.decode(
+            ActivityEnvelope<LocationActivityAttributes>.self, from: try WireCodec.encode(end))
+        #expect(decoded == end)
+    }
+
+    @Test func theIDOfAnUndecodableCommandIsReadWhenValid() throws {
+        #expect(Command.requestID(in: Data(#"{"id":"req-9","intent":"fly"}"#.utf8)) == "req-9")
+        #expect(Command.requestID(in: Data(#"{"id":"","intent":"stop"}"#.utf8)) == nil)
+        #expect(Command.requestID(in: Data(#"{"id":7}"#.utf8)) == nil)
+        #expect(Command.requestID(in: Data("not json".utf8)) == nil)
+        #expect(Command.requestID(in: Data(#"{"intent":"stop"}"#.utf8)) == nil)
+        let refusal = CommandResult.malformed(id: "req-9", error: "unknown intent", timestamp: Fixtures.t0)
+        let json = String(decoding: try WireCodec.encode(refusal), as: UTF8.self)
+        #expect(!json.contains(#""intent":"#))
+        #expect(try WireCodec.decode(CommandResult.self, from: Data(json.utf8)) == refusal)
+        #expect(!refusal.ok)
+    }
 }
