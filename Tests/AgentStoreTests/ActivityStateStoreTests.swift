@@ -112,11 +112,13 @@ struct ActivityStateStoreTests {
     func unwritable() throws {
         try withTemporaryDirectory { directory in
             // A missing directory is created; one under a regular file cannot be.
-            let missing = ActivityStateStore<Attributes>(directory: directory + "/missing", logger: LogRecorder().logger)
+            let missing = ActivityStateStore<Attributes>(
+                directory: directory + "/missing", logger: LogRecorder().logger)
             try missing.save(activity(seq: 1))
             #expect(try missing.load() == activity(seq: 1))
             try Data().write(to: URL(fileURLWithPath: directory + "/file"))
-            let store = ActivityStateStore<Attributes>(directory: directory + "/file/state", logger: LogRecorder().logger)
+            let store = ActivityStateStore<Attributes>(
+                directory: directory + "/file/state", logger: LogRecorder().logger)
             let error = #expect(throws: AgentStoreError.self) {
                 try store.save(activity(seq: 1))
             }
