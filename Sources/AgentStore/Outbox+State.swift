@@ -332,8 +332,11 @@ extension Outbox {
             (persistedHead, persistedDropped) = (head, dropped)
         }
 
+        /// Closes the files, first saving the cursor if records were dropped since it was last
+        /// written (a reopen with the same capacity would count them again anyway).
         mutating func close() {
             guard !closed else { return }
+            try? writeCursorIfChanged()
             closed = true
             for segment in segments { FileIO.closeFile(segment.fd) }
         }

@@ -1,0 +1,170 @@
+import Foundation
+import LiveActivity
+import Logging
+import MQTT
+import Testing
+import TestSupport
+
+/// Runs the built `myeline-agent` against a private broker and watches its topics as an
+/// independent client would: `mosquitto_sub` on `myeline/#`, each message on one line.
+enum AgentHarness {
+    /// A real NMEA capture of a receiver (gpsd's regression logs), 122 epochs over 11 minutes.
+    static let capture = AgentRunIntegrationTests.capture
+
+    /// The agent of device `van-7` with its state in `state`; `arguments` and `environment` add to
+    /// the defaults (the capture replayed at 20 times its pace, in a loop).
+    static func agent(
+        _ broker: TestBroker, state: String, _ arguments: [String] = ["--speed", "20", "--loop"],
+        environment: [String: String] = [:], source: String = capture
+    ) throws -> TestProcess {
+        try TestProcess(
+            name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
+            arguments: [
+                "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
+            ] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+    }
+
+    /// `mosquitto_sub` on every topic under `myeline`, subscribed when this returns; `extra`
+    /// arguments such as `-c -i ID` for a persistent session.
+    static func observer(_ broker: TestBroker, _ extra: [String] = []) async throws -> TestProcess {
+        guard case .unix(let socket) = broker.address.transport else {
+            throw TestSupportError("the agent tests use a broker on a unix socket")
+        }
+        let observer = try ContractIntegrationTests.mosquittoSub(
+            ["--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+        do {
+            try await observer.waitForLine(containing: "SUBACK")
+        } catch {
+            observer.signal(SIGKILL)
+            throw error
+        }
+        return observer
+    }
+
+    /// The messages an observer printed, in order.
+    static func messages(_ observer: TestProcess) -> [Message] {
+        observer.output.split(separator: "\n").compactMap(Message.init)
+    }
+
+    /// The retained messages under `myeline/van-7/activities/+` now, by topic.
+    static func retainedActivities(_ broker: TestBroker) async throws -> [String: String] {
+        try await MQTTClient.withClient(
+            configuration: MQTTConfiguration(
+                broker: broker.address, clientID: "retained-\(UUID().uuidString.prefix(8))"),
+            logger: Logger(label: "test")
+        ) { client in
+            try await client.waitUntilConnected()
+            // Retained messages come first, then this live one, outside the observed topics.
+            let marker = "harness/marker/\(UUID().uuidString.prefix(8).lowercased())"
+            let subscription = try await client.subscribe(to: ["myeline/van-7/activities/+", marker])
+            try await client.publish(marker, payload: Array("marker".utf8), qos: .atLeastOnce)
+            var retained: [String: String] = [:]
+            for await message in subscription {
+                if message.topic == marker { break }
+                if message.retain { retained[message.topic] = String(decoding: message.payload, as: UTF8.self) }
+            }
+            return retained
+        }
+    }
+
+    /// One message as `mosquitto_sub -F 'MSG|%r|%t|%l|%p'` prints it.
+    struct Message {
+        var retained: Bool
+        var topic: String
+        var payload: String
+
+        init?(_ line: Substring) {
+            let parts = line.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 5, parts[0] == "MSG" else { return nil }
+            (retained, topic, payload) = (parts[1] == "1", parts[2], parts[4])
+        }
+
+        var data: Data { Data(payload.utf8) }
+        var isTrack: Bool { topic.hasSuffix("/track") }
+        var isEnvelope: Bool { topic.contains("/activities/") && !isTrack }
+
+        func envelope() throws -> ActivityEnvelope<LocationActivityAttributes> {
+            try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: data)
+        }
+
+        func trackPoint() throws -> TrackPoint { try WireCodec.decode(TrackPoint.self, from: data) }
+    }
+
+    /// Checks every payload the agent published against docs/schema with scripts/validate-json.py
+    /// (empty payloads, which clear retained messages, have no schema; commands are the test's own).
+    static func validateAgainstSchemas(_ messages: [Message]) async throws {
+        let cases: [(String, String)] = messages.compactMap { message in
+            guard !message.payload.isEmpty else { return nil }
+            let schema: String
+            if message.isTrack {
+                schema = "track.json"
+            } else if message.isEnvelope {
+                schema = "activity-envelope.json"
+            } else if message.topic.hasSuffix("/status") {
+                schema = "status.json"
+            } else if message.topic.hasSuffix("/cmd/result") {
+                schema = "command-result.json"
+            } else {
+                return nil
+            }
+            return (schema, message.payload)
+        }
+        try #require(!cases.isEmpty)
+        let python = try executablePath("python3", package: "python3 python3-jsonschema")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/validate-json.py").path
+        let output = try await withTemporaryDirectory { directory in
+            var manifest: [[String: Any]] = []
+            for (index, (schema, payload)) in cases.enumerated() {
+                let name = "payload-\(index).json"
+                try Data(payload.utf8).write(to: URL(fileURLWithPath: directory + "/" + name))
+                manifest.append(["name": name, "schema": schema, "instance": name, "valid": true])
+            }
+            let file = directory + "/cases.json"
+            try JSONSerialization.data(withJSONObject: ["cases": manifest]).write(to: URL(fileURLWithPath: file))
+            return try await runProgram(python, [script, file])
+        }
+        let failures = output.split(separator: "\n").filter { !$0.hasPrefix("PASS\t") }
+        #expect(failures.isEmpty, "payloads the schemas reject:\n\(failures.joined(separator: "\n"))")
+    }
+}
+
+/// Sends commands to the agent of `van-7` as any MQTT client can, and waits for the results.
+struct CommandSender {
+    let client: MQTTClient
+
+    static func with<R>(
+        _ broker: TestBroker, isolation: isolated (any Actor)? = #isolation, _ body: (CommandSender) async throws -> R
+    ) async throws -> R {
+        try await MQTTClient.withClient(
+            configuration: MQTTConfiguration(broker: broker.address, clientID: "sender-\(UUID().uuidString.prefix(8))"),
+            logger: Logger(label: "test")
+        ) { client in
+            try await client.waitUntilConnected()
+            return try await body(CommandSender(client: client))
+        }
+    }
+
+    /// Sends a command and returns the agent's result for it.
+    func send(_ intent: Command.Intent, activity: String? = nil, new: Bool = false) async throws -> CommandResult {
+        let id = "req-\(UUID().uuidString.prefix(8).lowercased())"
+        let command = try Command(id: id, intent: intent, activity: activity, new: new, timestamp: Date())
+        return try await sendRaw(String(decoding: try WireCodec.encode(command), as: UTF8.self), id: id)
+    }
+
+    /// Publishes `payload` as a command and returns the result carrying `id`.
+    func sendRaw(_ payload: String, id: String) async throws -> CommandResult {
+        let results = try await client.subscribe(to: ["myeline/van-7/cmd/result"])
+        try await client.publish("myeline/van-7/cmd", payload: Array(payload.utf8), qos: .atLeastOnce)
+        return try await withDeadline(.seconds(20), what: "the result of command \(id)") {
+            for await message in results {
+                guard let result = try? WireCodec.decode(CommandResult.self, from: Data(message.payload)) else {
+                    continue
+                }
+                if result.id == id { return result }
+            }
+            throw TestSupportError("the result subscription ended before the result of \(id)")
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import AgentStore
+import Foundation
+import LiveActivity
+import Logging
+import MQTT
+import Testing
+import TestSupport
+
+/// The running agent's lifecycle against a private broker: intents, resume after SIGKILL,
+/// orphans, dismissal dates across a restart, a full outbox. Each test watches the topics as an
+/// independent subscriber and checks every payload against docs/schema.
+@Suite(.timeLimit(.minutes(3)))
+struct AgentLifecycleIntegrationTests {
+    typealias Message = AgentHarness.Message
+
+    @Test func intentsStartPauseResumeReportAndStopActivities() async throws {
+        try await TestBroker.with { broker in
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let agent = try AgentHarness.agent(
+                    broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
+                defer { agent.signal(SIGKILL) }
+                try await observer.waitForLine(containing: "\"state\":\"online\"")
+                try await CommandSender.with(broker) { sender in
+                    // Nothing runs yet.
+                    let early = try await sender.send(.stop)
+                    #expect(early.error == "no activity is running; start one first")
+
+                    let started = try await sender.send(.start)
+                    #expect(started.ok && started.intent == .start)
+                    let first = try #require(started.activity)
+                    try await observer.waitForLine(containing: "/activities/\(first)|")
+                    // A start while it runs answers with it; `new` asks for a second one.
+                    #expect(try await sender.send(.start).activity == first)
+                    let second = try #require(try await sender.send(.start, new: true).activity)
+                    #expect(second != first)
+
+                    #expect(try await sender.send(.pause).activity == second, "the newest by default")
+                    try await observer.waitForLine(description: "a paused envelope of \(second)") {
+                        $0.contains("/activities/\(second)|") && $0.contains("\"paused\":true")
+                    }
+                    #expect(try await sender.send(.resume, activity: second).ok)
+                    let report = try await sender.send(.report, activity: first)
+                    #expect(report.ok && report.activity == first)
+
+                    #expect(try await sender.send(.stop, activity: first).ok)
+                    try await observer.waitForLine(description: "the clearing of \(first)") {
+                        $0.hasPrefix("MSG|") && $0.contains("/activities/\(first)|0|")
+                    }
+                    let again = try await sender.send(.stop, activity: first)
+                    #expect(again.error == "no running activity \"\(first)\" on this device")
+
+                    // Bad input gets a reply saying why, when it has an id to answer.
+                    let unknown = try await sender.sendRaw(
+                        #"{"schema":"myeline.command.v1","id":"bad-1","intent":"fly","timestamp":1}"#, id: "bad-1")
+                    #expect(!unknown.ok && unknown.intent == nil)
+                    #expect(unknown.error?.contains("intent") == true)
+                    try await sender.client.publish(
+                        "myeline/van-7/cmd", payload: Array("not json at all".utf8), qos: .atLeastOnce)
+                    let wrongType = try await sender.sendRaw(
+                        #"{"schema":"myeline.command.v1","id":"bad-2","intent":"stop","timestamp":"noon"}"#,
+                        id: "bad-2")
+                    #expect(wrongType.intent == nil && wrongType.error?.contains("timestamp") == true)
+                    // The agent goes on after all of it.
+                    #expect(try await sender.send(.report).activity == second)
+                }
+                agent.signal(SIGTERM)
+                #expect(try await agent.waitForExit() == 0)
+                #expect(agent.output.contains("Refusing a malformed command"))
+            }
+            try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
+            await observer.stop()
+            let messages = AgentHarness.messages(observer)
+            let paused = try messages.filter(\.isEnvelope).filter { !$0.payload.isEmpty }.map { try $0.envelope() }
+                .filter { $0.content.state.paused }
+            #expect(!paused.isEmpty)
+            try await AgentHarness.validateAgainstSchemas(messages)
+        }
+    }
+
+    @Test func aKilledAgentResumesTheSameActivityAndSequence() async throws {
+        try await TestBroker.with { broker in
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let first = try AgentHarness.agent(broker, state: state)
+                defer { first.signal(SIGKILL) }
+                // Mid-trip: a few track points are out.
+                try await observer.waitForLine(containing: "\"seq\":5,")
+                first.signal(SIGKILL)
+                _ = try await first.waitForExit()
+                let before = AgentHarness.messages(observer)
+                let lastEnvelopeMessage = try #require(before.filter(\.isEnvelope).last)
+                let lastEnvelope = try #require(
+                    try? lastEnvelopeMessage.envelope(), "\(lastEnvelopeMessage)\n\(observer.output)")
+                let lastPoint = try #require(try before.filter(\.isTrack).last?.trackPoint())
+                let saved = try #require(try AgentRunIntegrationTests.savedActivities(in: state).first)
+                #expect(saved.activityID == lastEnvelope.header.activity)
+                #expect(saved.lastSeq >= lastEnvelope.header.seq)
+                #expect(saved.trackSeq >= lastPoint.seq)
+
+                let second = try AgentHarness.agent(broker, state: state, ["--speed", "20", "--loop", "--end-on-exit"])
+                defer { second.signal(SIGKILL) }
+                // The resumed activity's first envelope continues the sequence, on the same topic.
+                let resumedLine = try await observer.waitForLine(description: "the resumed envelope") {
+                    $0.contains("\"seq\":\(saved.lastSeq + 1),") && $0.contains("\"event\":\"update\"")
+                }
+                let resumed = try #require(Message(resumedLine[...])).envelope()
+                #expect(resumed.header.activity == saved.activityID)
+                try await observer.waitForLine(description: "a track point after the restart") {
+                    $0.contains("/track|") && $0.contains("\"seq\":\(saved.trackSeq + 2),")
+                }
+                // No orphan: the broker holds this one activity only.
+                let retained = try await AgentHarness.retainedActivities(broker)
+                #expect(Array(retained.keys) == ["myeline/van-7/activities/\(saved.activityID)"])
+                second.signal(SIGTERM)
+                #expect(try await second.waitForExit() == 0)
+            }
+            try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
+            await observer.stop()
+            let messages = AgentHarness.messages(observer)
+            let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+            #expect(Set(points.map(\.activity)).count == 1)
+            // Every point in order, the second run's after the first's. Delivery is at least once:
+            // a point published just before the SIGKILL, whose delivery was not yet recorded, comes
+            // again, unchanged, after the restart.
+            var firstCopies: [Int: TrackPoint] = [:]
+            for point in points {
+                if let copy = firstCopies[point.seq] {
+                    #expect(copy == point, "a point delivered twice is the same point")
+                } else {
+                    firstCopies[point.seq] = point
+                }
+            }
+            let unique = points.filter { point in
+                defer { firstCopies[point.seq] = nil }
+                return firstCopies[point.seq] != nil
+            }
+            #expect(unique.map(\.seq) == Array(1...unique.count))
+            let envelopes = try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+            #expect(zip(envelopes, envelopes.dropFirst()).allSatisfy { $0.header.seq < $1.header.seq })
+            #expect(envelopes.last?.header.event == .end)
+            try await AgentHarness.validateAgainstSchemas(messages)
+        }
+    }
+
+    @Test func activitiesTheAgentDoesNotKnowAreEndedAndCleared() async throws {
+        try await TestBroker.with { broker in
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            // A first agent's activity, left retained when its state directory is lost.
+            try await withTemporaryDirectory { state in
+                let lost = try AgentHarness.agent(broker, state: state)
+                defer { lost.signal(SIGKILL) }
+                try await observer.waitForLine(containing: "\"event\":\"start\"")
+                lost.signal(SIGKILL)
+                _ = try await lost.waitForExit()
+            }
+            let left = try await AgentHarness.retainedActivities(broker)
+            try #require(left.count == 1)
+            let orphan = try WireCodec.decode(
+                ActivityEnvelope<LocationActivityAttributes>.self, from: Data(try #require(left.first).value.utf8))
+            // And a payload no agent wrote, retained on one of the device's activity topics.
+            try await MQTTClient.withClient(
+                configuration: MQTTConfiguration(broker: broker.address, clientID: "intruder"),
+                logger: Logger(label: "test")
+            ) { client in
+                try await client.waitUntilConnected()
+                try await client.publish(
+                    "myeline/van-7/activities/junk", payload: Array("{\"not\":\"an envelope\"}".utf8),
+                    qos: .atLeastOnce, retain: true)
+            }
+            try await withTemporaryDirectory { state in
+                let agent = try AgentHarness.agent(broker, state: state)
+                defer { agent.signal(SIGKILL) }
+                let orphanTopic = "myeline/van-7/activities/\(orphan.header.activity)"
+                let endLine = try await observer.waitForLine(description: "the orphan's end") {
+                    $0.contains("|\(orphanTopic)|") && $0.contains("\"event\":\"end\"")
+                }
+                let end = try #require(Message(endLine[...])).envelope()
+                #expect(end.header.seq == orphan.header.seq + 1)
+                #expect(end.dismissalDate != nil)
+                try await observer.waitForLine(containing: "|\(orphanTopic)|0|")
+                try await observer.waitForLine(containing: "|myeline/van-7/activities/junk|0|")
+                // Left: the new agent's own activity only.
+                let retained = try await AgentHarness.retainedActivities(broker)
+                #expect(retained.count == 1)
+                #expect(retained[orphanTopic] == nil && retained["myeline/van-7/activities/junk"] == nil)
+                agent.signal(SIGTERM)
+                #expect(try await agent.waitForExit() == 0)
+            }
+            await observer.stop()
+            try await AgentHarness.validateAgainstSchemas(
+                AgentHarness.messages(observer).filter { !$0.topic.hasSuffix("/junk") })
+        }
+    }
+
+    @Test func aLaterDismissalDateIsHonouredAfterARestart() async throws {
+        try await TestBroker.with { broker in
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let environment = ["MYELINE_ACTIVITY_DISMISSAL": "after:2"]
+                let first = try AgentHarness.agent(broker, state: state, ["--end-on-exit"], environment: environment)
+                defer { first.signal(SIGKILL) }
+                let start = try await observer.waitForLine(containing: "\"event\":\"start\"")
+                let activity = try #require(Message(start[...])).envelope().header.activity
+                first.signal(SIGTERM)
+                #expect(try await first.waitForExit() == 0)
+                let endLine = try await observer.waitForLine(containing: "\"event\":\"end\"")
+                let end = try #require(Message(endLine[...])).envelope()
+                let dismissal = try #require(end.dismissalDate)
+                // The ended activity waits for its dismissal date on disk, not to be resumed.
+                let waiting = try AgentRunIntegrationTests.savedActivities(in: state)
+                #expect(waiting.map(\.activityID) == [activity])
+                #expect(abs((waiting.first?.dismissalDate ?? .distantPast).timeIntervalSince(dismissal)) < 0.001)
+
+                let second = try AgentHarness.agent(
+                    broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
+                defer { second.signal(SIGKILL) }
+                try await observer.waitForLine(containing: "|myeline/van-7/activities/\(activity)|0|")
+                #expect(Date() >= dismissal, "cleared at its dismissal date, not before")
+                second.signal(SIGTERM)
+                #expect(try await second.waitForExit() == 0)
+                #expect(try AgentRunIntegrationTests.savedActivities(in: state).isEmpty)
+            }
+            await observer.stop()
+            try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
+        }
+    }
+
+    @Test func aFullOutboxDropsTheOldestPointsAndReportsHowMany() async throws {
+        try await TestBroker.with { broker in
+            try await withTemporaryDirectory { state in
+                let capacity = 10
+                let environment = ["MYELINE_OUTBOX_CAPACITY": "\(capacity)"]
+                await broker.stop()
+                let offline = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "max"], environment: environment)
+                defer { offline.signal(SIGKILL) }
+                #expect(try await offline.waitForExit() == 0)
+                try await broker.start()
+                let observer = try await AgentHarness.observer(broker)
+                defer { observer.signal(SIGKILL) }
+                // Back online, with nothing new to replay: it delivers what the outbox kept, and
+                // says how many were dropped.
+                let empty = state + "/empty.gpx"
+                try Data("<gpx version=\"1.1\" creator=\"test\"></gpx>".utf8).write(to: URL(fileURLWithPath: empty))
+                let online = try AgentHarness.agent(
+                    broker, state: state, ["--end-on-exit"], environment: environment, source: empty)
+                defer { online.signal(SIGKILL) }
+                #expect(try await online.waitForExit() == 0)
+                try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
+                await observer.stop()
+                #expect(online.output.contains("the outbox was full"))
+
+                let expected = try await AgentRunIntegrationTests.acceptedFixes().count
+                let messages = AgentHarness.messages(observer)
+                let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+                // The offline run's newest `capacity` points, in order.
+                #expect(points.map(\.seq) == Array((expected - capacity + 1)...expected))
+                let online0 = try messages.filter { $0.topic.hasSuffix("/status") }.map {
+                    try WireCodec.decode(StatusMessage.self, from: $0.data)
+                }.first { $0.state == .online }
+                #expect(online0?.dropped == UInt64(expected - capacity))
+                try await AgentHarness.validateAgainstSchemas(messages)
+            }
+        }
+    }
+}
