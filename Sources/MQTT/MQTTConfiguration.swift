@@ -11,8 +11,13 @@ public struct MQTTConfiguration: Sendable {
     public var keepAlive: Duration
     /// The protocol version; MQTT 5 unless a broker needs 3.1.1.
     public var protocolVersion: MQTTProtocolVersion
-    /// Whether the broker should forget the session (subscriptions, queued messages) on connect.
+    /// Whether the broker should forget the session (subscriptions, queued messages, QoS 2
+    /// exchanges in flight) on connect.
     public var cleanSession: Bool
+    /// With `cleanSession` false and MQTT 5, how long the broker keeps the session after a
+    /// disconnection (whole seconds, at most 4294967295); zero ends it at the disconnection.
+    /// MQTT 3.1.1 keeps a session that is not clean until the client connects clean.
+    public var sessionExpiry: Duration
     /// Username and password, or `nil` for anonymous access.
     public var credentials: MQTTCredentials?
     /// TLS files; used (and required to verify) for `mqtts://` brokers.
@@ -31,6 +36,7 @@ public struct MQTTConfiguration: Sendable {
         keepAlive: Duration = .seconds(30),
         protocolVersion: MQTTProtocolVersion = .v5,
         cleanSession: Bool = true,
+        sessionExpiry: Duration = .zero,
         credentials: MQTTCredentials? = nil,
         tls: MQTTTLSConfiguration = MQTTTLSConfiguration(),
         will: MQTTWill? = nil,
@@ -42,6 +48,7 @@ public struct MQTTConfiguration: Sendable {
         self.keepAlive = keepAlive
         self.protocolVersion = protocolVersion
         self.cleanSession = cleanSession
+        self.sessionExpiry = sessionExpiry
         self.credentials = credentials
         self.tls = tls
         self.will = will
@@ -59,6 +66,10 @@ public struct MQTTConfiguration: Sendable {
         }
         guard keepAlive >= .seconds(5), keepAlive <= .seconds(65_535) else {
             throw MQTTError(.invalidConfiguration, "invalid keep-alive \(keepAlive): use 5 to 65535 seconds")
+        }
+        guard sessionExpiry >= .zero, sessionExpiry <= .seconds(UInt32.max) else {
+            throw MQTTError(
+                .invalidConfiguration, "invalid session expiry \(sessionExpiry): use 0 to 4294967295 seconds")
         }
         guard subscriptionBufferSize > 0 else {
             throw MQTTError(

@@ -84,12 +84,20 @@ final class NetworkLoop: Sendable {
 
     private func connect(_ configuration: MQTTConfiguration) -> Int32 {
         let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        // A session that outlives the connection needs its expiry in CONNECT (MQTT 5); libmosquitto
+        // copies the list.
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        let expiry = UInt32(clamping: configuration.sessionExpiry.components.seconds)
+        if configuration.protocolVersion == .v5, !configuration.cleanSession, expiry > 0 {
+            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), expiry)
+        }
         return switch configuration.broker.transport {
         case .tcp(let host, let port), .tls(let host, let port):
-            mosquitto_connect_bind_v5(handle.pointer, host, Int32(port), keepAlive, nil, nil)
+            mosquitto_connect_bind_v5(handle.pointer, host, Int32(port), keepAlive, nil, properties)
         case .unix(let path):
             // Port 0 makes libmosquitto treat the host as a unix socket path.
-            mosquitto_connect_bind_v5(handle.pointer, path, 0, keepAlive, nil, nil)
+            mosquitto_connect_bind_v5(handle.pointer, path, 0, keepAlive, nil, properties)
         }
     }
 

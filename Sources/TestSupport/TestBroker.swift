@@ -63,10 +63,14 @@ public final class TestBroker: Sendable {
     ///   - listener: how clients connect; a unix socket by default.
     ///   - users: username → password; when not empty, anonymous clients are refused.
     ///   - extraConfiguration: more mosquitto.conf lines, added to the listener's section.
+    ///   - persistent: whether the broker keeps retained messages, persistent sessions and their
+    ///     queued messages across a ``stop()`` and ``start()`` (in its directory), as a deployed
+    ///     broker does.
     public static func with<R>(
         listener: Listener = .unixSocket,
         users: [String: String] = [:],
         extraConfiguration: [String] = [],
+        persistent: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (TestBroker) async throws -> R
     ) async throws -> R {
@@ -75,7 +79,8 @@ public final class TestBroker: Sendable {
             // A free port can be taken by another process before mosquitto binds it: try a few.
             for _ in 0..<5 {
                 let broker = try await make(
-                    listener: listener, users: users, extraConfiguration: extraConfiguration, directory: directory)
+                    listener: listener, users: users, extraConfiguration: extraConfiguration, persistent: persistent,
+                    directory: directory)
                 do {
                     try await broker.start()
                 } catch {
@@ -97,12 +102,14 @@ public final class TestBroker: Sendable {
     }
 
     private static func make(
-        listener: Listener, users: [String: String], extraConfiguration: [String], directory: String
+        listener: Listener, users: [String: String], extraConfiguration: [String], persistent: Bool,
+        directory: String
     ) async throws -> TestBroker {
         var lines = [
             // mosquitto started as root drops to the "mosquitto" user, which cannot use our directory.
             "user \(currentUserName())",
-            "persistence false",
+            "persistence \(persistent)",
+            "persistence_location \(directory)/",
             "log_dest stderr",
             "log_type error",
             "log_type warning",

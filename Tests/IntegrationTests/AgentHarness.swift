@@ -32,7 +32,7 @@ enum AgentHarness {
             throw TestSupportError("the agent tests use a broker on a unix socket")
         }
         let observer = try ContractIntegrationTests.mosquittoSub(
-            ["--unix", socket, "-t", "myeline/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            ["--unix", socket, "-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {

@@ -269,3 +269,59 @@ struct AgentLifecycleIntegrationTests {
         }
     }
 }
+
+/// The broker goes away for 30 seconds in the middle of a replay at 50 times real time: the
+/// agent keeps tracking, its track points wait in the outbox on disk, and once the broker is
+/// back every one arrives exactly once and in order, and the retained state is the latest.
+@Suite(.timeLimit(.minutes(3)))
+struct AgentBrokerOutageIntegrationTests {
+    @Test func everyPointArrivesOnceAndInOrderAfterA30SecondOutage() async throws {
+        // A persistent broker and a persistent observer session: the observer misses nothing
+        // published while it reconnects, as a real consumer with a durable session would.
+        try await TestBroker.with(extraConfiguration: ["max_queued_messages 0"], persistent: true) { broker in
+            let observer = try await AgentHarness.observer(broker, ["-c", "-i", "outage-observer"])
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                // Retrying every 2 s at most, so the test does not wait out a long backoff.
+                let agent = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "50", "--loop"],
+                    environment: ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "2"])
+                defer { agent.signal(SIGKILL) }
+                try await observer.waitForLine(containing: "\"seq\":5,")
+                await broker.stop()
+                let down = Date()
+                // The outage itself: 30 seconds (25 minutes of the recording) with no broker.
+                try await Task.sleep(for: .seconds(30))
+                try await broker.start()
+                try await observer.waitForLine(timeout: .seconds(60), description: "the agent back online") { line in
+                    guard let message = AgentHarness.Message(line[...]), message.topic.hasSuffix("/status"),
+                        let status = try? WireCodec.decode(StatusMessage.self, from: message.data)
+                    else { return false }
+                    return status.state == .online && (status.since ?? .distantPast) > down
+                }
+                agent.signal(SIGTERM)
+                #expect(try await agent.waitForExit() == 0)
+                #expect(agent.output.contains("mqtt.connection.lost") || agent.output.contains("mqtt.connect.failed"))
+            }
+            try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
+            let retained = try await AgentHarness.retainedActivities(broker)
+            await observer.stop()
+
+            let messages = AgentHarness.messages(observer)
+            let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+            // 30 s at 50 times real time is 25 minutes of a receiver that fixes about every 5 s.
+            #expect(points.count > 100, "\(points.count) points")
+            #expect(points.map(\.seq) == Array(1...points.count), "every point once, in order")
+            #expect(Set(points.map(\.activity)).count == 1)
+            #expect(zip(points, points.dropFirst()).allSatisfy { $0.time <= $1.time })
+            // The retained envelope is the latest the agent published.
+            let envelopes = try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+            let latest = try #require(envelopes.max { $0.header.seq < $1.header.seq })
+            #expect(retained.count == 1)
+            let kept = try WireCodec.decode(
+                ActivityEnvelope<LocationActivityAttributes>.self, from: Data(try #require(retained.values.first).utf8))
+            #expect(kept.header.seq == latest.header.seq)
+            try await AgentHarness.validateAgainstSchemas(messages)
+        }
+    }
+}

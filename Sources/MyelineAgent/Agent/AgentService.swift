@@ -20,6 +20,9 @@ import Tracking
 struct AgentService: Service, CustomStringConvertible {
     /// Every payload is JSON.
     static let json = MQTTPublishProperties(contentType: "application/json")
+    /// How long the broker keeps the agent's session (its subscriptions and QoS 2 exchanges in
+    /// flight) after a disconnection: a day.
+    static let sessionExpiry: Duration = .seconds(86_400)
     /// How long a shutdown waits for the outbox to drain and for the last envelopes and `offline`.
     static let drainTimeout: Duration = .seconds(10)
 
@@ -45,6 +48,10 @@ struct AgentService: Service, CustomStringConvertible {
         let topics = TopicTree(prefix: configuration.topicPrefix)
         let statusTopic = topics.status(device: device)
         var mqtt = configuration.mqtt.clientConfiguration(password: password)
+        // A session the broker keeps across connection losses: a QoS 2 track point in flight when
+        // the link or the broker goes down is completed, not delivered twice, after the reconnection.
+        mqtt.cleanSession = false
+        mqtt.sessionExpiry = Self.sessionExpiry
         mqtt.will = MQTTWill(
             topic: statusTopic, payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
             qos: .atLeastOnce, retain: true, properties: Self.json)

@@ -2,9 +2,11 @@ import AgentStore
 import Logging
 import MQTT
 
-/// Delivers the outbox's track points to the broker in order, oldest first, while connected:
-/// each record is acknowledged in the outbox only after the broker's PUBACK, so a point is never
-/// lost (at worst delivered twice after a crash).
+/// Delivers the outbox's track points to the broker in order, oldest first, while connected, at
+/// QoS 2: each record is acknowledged in the outbox only after the broker's PUBCOMP, so a point is
+/// never lost; with the agent's persistent session, a point in flight when the connection breaks
+/// is completed after the reconnection rather than delivered twice (only a crash of the agent
+/// between PUBCOMP and the outbox's acknowledgement sends one again).
 ///
 /// ``notify()`` after an append or a reconnection; ``finish()`` makes ``run()`` drain what it
 /// can once more and return.
@@ -56,7 +58,7 @@ final class OutboxDrainer: Sendable {
             for record in records {
                 do {
                     try await client.publish(
-                        record.topic, payload: record.payload, qos: .atLeastOnce, retain: false,
+                        record.topic, payload: record.payload, qos: .exactlyOnce, retain: false,
                         properties: AgentService.json)
                     delivered = record.index
                 } catch {
