@@ -325,3 +325,50 @@ struct AgentBrokerOutageIntegrationTests {
         }
     }
 }
+
+/// The agent on a real gpsd (fed a real receiver capture), as on a tracker: start, updates with
+/// the receiver's positions, track points, and a stop, seen by an independent subscriber.
+@Suite(.timeLimit(.minutes(2)))
+struct AgentGpsdIntegrationTests {
+    @Test func theAgentTracksAReceiverThroughGpsd() async throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: AgentHarness.capture)))
+        try await TestBroker.with { broker in
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await TestGpsd.with { gpsd in
+                try await withTemporaryDirectory { state in
+                    let agent = try AgentHarness.agent(
+                        broker, state: state, ["--end-on-exit"],
+                        environment: ["MYELINE_UPDATES_MIN_DISTANCE": "0", "MYELINE_UPDATES_MIN_INTERVAL": "0"],
+                        source: "gpsd://127.0.0.1:\(gpsd.port)")
+                    defer { agent.signal(SIGKILL) }
+                    try await gpsd.feed(bytes)
+                    try await observer.waitForLine(containing: "/track|")
+                    let stopped = try await CommandSender.with(broker) { sender in try await sender.send(.stop) }
+                    #expect(stopped.ok)
+                    try await observer.waitForLine(containing: "\"event\":\"end\"")
+                    agent.signal(SIGTERM)
+                    #expect(try await agent.waitForExit() == 0)
+                }
+            }
+            try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
+            await observer.stop()
+            let messages = AgentHarness.messages(observer)
+            let envelopes = try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+            #expect(envelopes.first?.header.event == .start)
+            #expect(envelopes.first?.content.state.latitude == nil, "no location before the first fix")
+            let located = envelopes.filter { $0.content.state.latitude != nil }
+            #expect(!located.isEmpty)
+            // The receiver's own positions: the capture is of a receiver near 41.57 N, 93.75 W.
+            for envelope in located {
+                #expect(abs((envelope.content.state.latitude ?? 0) - 41.575) < 0.01)
+                #expect(abs((envelope.content.state.longitude ?? 0) + 93.750) < 0.01)
+            }
+            let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+            #expect(!points.isEmpty)
+            #expect(points.map(\.seq) == Array(1...points.count))
+            #expect(envelopes.last?.header.event == .end)
+            try await AgentHarness.validateAgainstSchemas(messages)
+        }
+    }
+}
