@@ -13,6 +13,9 @@ struct AgentCommand: AsyncParsableCommand {
             See docs/topics.md for the topics and payloads.
             """,
         version: Myeline.version,
-        subcommands: [RunCommand.self, CheckConfigCommand.self]
+        subcommands: [
+            RunCommand.self, CheckConfigCommand.self, StartCommand.self, StopCommand.self, PauseCommand.self,
+            ResumeCommand.self, ReportCommand.self,
+        ]
     )
 }

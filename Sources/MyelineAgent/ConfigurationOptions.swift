@@ -5,17 +5,7 @@ import ArgumentParser
 /// Each flag overrides its key from the environment and the file; docs/configuration.md lists every
 /// key. There is deliberately no password flag: command lines show in `ps`.
 struct ConfigurationOptions: ParsableArguments {
-    @Option(
-        name: .customLong("config"),
-        help: ArgumentHelp(
-            "The YAML configuration file (default: /etc/myeline/agent.yaml, if it exists).", valueName: "file"))
-    var configFile: String?
-
-    @Option(name: .customLong("device"), help: ArgumentHelp("This tracker's device id (device.id).", valueName: "id"))
-    var device: String?
-
-    @Option(help: ArgumentHelp("The broker URL (mqtt.broker), such as mqtts://broker:8883.", valueName: "url"))
-    var broker: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(
         help: ArgumentHelp(
@@ -47,8 +37,8 @@ struct ConfigurationOptions: ParsableArguments {
     /// The values given, by dotted key.
     var values: [String: String] {
         var values: [String: String] = [:]
-        values["device.id"] = device
-        values["mqtt.broker"] = broker
+        values["device.id"] = connection.device
+        values["mqtt.broker"] = connection.broker
         values["source.address"] = source
         values["source.speed"] = speed
         values["source.loop"] = loop.map { String($0) }
@@ -67,7 +57,7 @@ struct ConfigurationOptions: ParsableArguments {
     ) async throws -> LoadedConfiguration {
         do {
             return try await ConfigurationLoader.load(
-                flags: values, file: configFile, environment: environment, defaultFile: defaultFile)
+                flags: values, file: connection.configFile, environment: environment, defaultFile: defaultFile)
         } catch {
             throw ValidationError(error.description)
         }

@@ -31,12 +31,16 @@ public final class TestProcess: Sendable {
         var exitWaiters: [(id: UInt64, continuation: CheckedContinuation<Int32, any Error>)] = []
     }
 
-    /// Starts `executable` with `arguments`; standard output and standard error are merged.
+    /// Starts `executable` with `arguments`; standard output and standard error are merged, unless
+    /// `standardErrorFile` names a file for standard error alone (created or truncated).
     ///
     /// The child starts with no blocked signals and default signal handlers: a test runner's threads
     /// block SIGTERM and SIGINT, and a child would otherwise inherit that and ignore `stop()`.
     /// - Throws: `TestSupportError` when the program cannot be started (for example, not installed).
-    public init(name: String, executable: String, arguments: [String], environment: [String: String]? = nil) throws {
+    public init(
+        name: String, executable: String, arguments: [String], environment: [String: String]? = nil,
+        standardErrorFile: String? = nil
+    ) throws {
         self.name = name
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw TestSupportError("pipe() failed: \(String(cString: strerror(errno)))") }
@@ -46,7 +50,11 @@ public final class TestProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        if let standardErrorFile {
+            posix_spawn_file_actions_addopen(&actions, 2, standardErrorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        }
         posix_spawn_file_actions_addclose(&actions, readEnd)
         posix_spawn_file_actions_addclose(&actions, writeEnd)
         var attributes = posix_spawnattr_t()

@@ -12,7 +12,7 @@ struct CommandLineTests {
         OPTIONS:
           --config <file>         The YAML configuration file (default:
                                   /etc/myeline/agent.yaml, if it exists).
-          --device <id>           This tracker's device id (device.id).
+          --device <id>           The tracker's device id (device.id).
           --broker <url>          The broker URL (mqtt.broker), such as
                                   mqtts://broker:8883.
           --source <source>       Where locations come from (source.address):
@@ -57,6 +57,14 @@ struct CommandLineTests {
                                           MQTT.
                   check-config            Validate the configuration and print the effective
                                           values.
+                  start                   Ask a device's agent to start tracking and an
+                                          activity.
+                  stop                    Ask a device's agent to stop tracking and end the
+                                          activity.
+                  pause                   Ask a device's agent to pause the trip.
+                  resume                  Ask a device's agent to resume a paused trip.
+                  report                  Ask a device's agent to publish its status and
+                                          activity again, and print them.
 
                   See 'myeline-agent help <subcommand>' for detailed help.
                 """)
