@@ -49,6 +49,8 @@ final class ClientContext: Sendable {
         var refusal: MQTTError?
         /// Whether the current connection attempt reached CONNACK success.
         var connectedThisAttempt = false
+        /// The last connection attempt's failure or loss, until the next connection.
+        var lastFailure: MQTTConnectionEvent?
         /// libmosquitto's last error log line, which carries OpenSSL's reason for a TLS failure.
         var lastLibraryError: String?
 
@@ -117,7 +119,12 @@ final class ClientContext: Sendable {
             guard !state.shutDown else { return nil }
             let id = state.makeID()
             state.observers[id] = continuation
-            if state.connected { continuation.yield(.connected(sessionPresent: false)) }
+            // A new observer learns where things stand: connected, or why the last attempt failed.
+            if state.connected {
+                continuation.yield(.connected(sessionPresent: false))
+            } else if let failure = state.lastFailure {
+                continuation.yield(failure)
+            }
             return id
         }
         guard let id else {
@@ -131,7 +138,10 @@ final class ClientContext: Sendable {
     }
 
     func broadcast(_ event: MQTTConnectionEvent) {
-        let observers = state.withLock { Array($0.observers.values) }
+        let observers = state.withLock { state in
+            if case .connected = event { state.lastFailure = nil } else { state.lastFailure = event }
+            return Array(state.observers.values)
+        }
         for observer in observers { observer.yield(event) }
     }
 

@@ -66,7 +66,8 @@ public final class MQTTClient: Sendable {
     /// `subscriptionBufferSize` messages.
     public var droppedMessageCount: Int { context.droppedMessages.load(ordering: .relaxed) }
 
-    /// The connection's changes from now on, starting with `.connected` if it is connected already.
+    /// The connection's changes from now on, starting with where it stands: `.connected` if it is
+    /// connected, or the last attempt's failure or loss while it is not.
     ///
     /// Each access makes a new stream; it finishes when the client shuts down.
     public var connectionEvents: AsyncStream<MQTTConnectionEvent> { context.makeEventStream() }

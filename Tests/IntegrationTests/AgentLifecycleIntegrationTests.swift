@@ -372,3 +372,49 @@ struct AgentGpsdIntegrationTests {
         }
     }
 }
+
+/// The intent subcommands against the real agent, as a shell script or cron job would use them.
+@Suite(.timeLimit(.minutes(2)))
+struct AgentIntentCommandIntegrationTests {
+    @Test func theSubcommandsDriveARunningAgent() async throws {
+        try await TestBroker.with { broker in
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let agent = try AgentHarness.agent(
+                    broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
+                defer { agent.signal(SIGKILL) }
+                try await observer.waitForLine(containing: "\"state\":\"online\"")
+                let configuration = try IntentCommandIntegrationTests.emptyConfiguration(in: state)
+                func cli(_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run {
+                    try await IntentCommandIntegrationTests.agent(
+                        arguments + ["--device", "van-7", "--broker", "\(broker.address)", "--config", configuration])
+                }
+
+                let started = try await cli(["start"])
+                #expect(started.status == 0)
+                let activity = try #require(
+                    started.standardOutput.firstMatch(of: /van-7: start ok \(activity ([a-z0-9-]+)\)/)?.1)
+                #expect(try await cli(["pause"]).status == 0)
+                let refused = try await cli(["resume", "--activity", "no-such-trip"])
+                #expect(refused.status == 1)
+                #expect(refused.standardError.contains("no running activity \"no-such-trip\" on this device"))
+                let report = try await cli(["report", "--json"])
+                #expect(report.status == 0)
+                let lines = report.standardOutput.split(separator: "\n")
+                #expect(lines.count == 3, "result, status, envelope:\n\(report.standardOutput)")
+                let envelope = try WireCodec.decode(
+                    ActivityEnvelope<LocationActivityAttributes>.self, from: Data(try #require(lines.last).utf8))
+                #expect(envelope.header.activity == String(activity))
+                #expect(envelope.content.state.paused)
+                let stopped = try await cli(["stop"])
+                #expect(stopped.status == 0 && stopped.standardOutput.contains(String(activity)))
+                #expect(try await cli(["stop"]).status == 1, "nothing runs any more")
+                agent.signal(SIGTERM)
+                #expect(try await agent.waitForExit() == 0)
+            }
+            await observer.stop()
+            try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
+        }
+    }
+}

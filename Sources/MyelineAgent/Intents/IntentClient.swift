@@ -23,6 +23,10 @@ enum IntentClient {
         var exchange = IntentExchange(command: command, device: device, topics: topics)
         let (commandTopic, filters) = (exchange.commandTopic, exchange.filters)
         let payload = Array(try WireCodec.encode(command))
+        // The command expires with the wait: an agent that reconnects later (its broker session
+        // keeps what arrived while it was away) does not carry out a command nobody waits for.
+        let properties = MQTTPublishProperties(
+            contentType: json.contentType, messageExpiry: UInt32(clamping: max(1, timeout.components.seconds)))
         let (events, continuation) = AsyncStream.makeStream(of: IntentExchange.Event.self)
         return try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -50,7 +54,7 @@ enum IntentClient {
                             do {
                                 let subscription = try await client.subscribe(to: filters)
                                 try await client.publish(
-                                    commandTopic, payload: payload, qos: .atLeastOnce, properties: json)
+                                    commandTopic, payload: payload, qos: .atLeastOnce, properties: properties)
                                 continuation.yield(.sent)
                                 for await message in subscription { continuation.yield(.message(message)) }
                             } catch let error as MQTTError {

@@ -62,6 +62,9 @@ extension IntentOutcome {
 extension IntentAnswer {
     /// The output of the answer: the result, then for a report the status and the activity.
     func output(device: DeviceID, json: Bool) -> IntentOutput {
+        // A result answers the command that was sent; it has no intent only when the agent could
+        // not read the command's.
+        let intent = result.intent?.rawValue ?? "the command"
         var lines: [String]
         if json {
             lines = [payload, report?.status?.payload, report?.envelope?.payload].compactMap { $0 }.map {
@@ -69,13 +72,13 @@ extension IntentAnswer {
             }
         } else {
             let activity = result.activity.map { " (activity \($0))" } ?? ""
-            lines = result.ok ? ["\(device): \(result.intent.rawValue) ok\(activity)"] : []
+            lines = result.ok ? ["\(device): \(intent) ok\(activity)"] : []
             if let report { lines += report.lines }
         }
         let text = lines.map { $0 + "\n" }.joined()
         guard let error = result.error else { return IntentOutput(standardOutput: text, status: IntentOutput.success) }
         return IntentOutput(
-            standardOutput: text, standardError: "Error: \(device) refused \(result.intent.rawValue): \(error)\n",
+            standardOutput: text, standardError: "Error: \(device) refused \(intent): \(error)\n",
             status: IntentOutput.refused)
     }
 }
