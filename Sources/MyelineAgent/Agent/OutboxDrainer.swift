@@ -43,37 +43,32 @@ final class OutboxDrainer: Sendable {
         (try? await blocking.run { [outbox] in outbox.count }) ?? 0
     }
 
+    /// How many records one round publishes, all in flight at once.
+    static let batchSize = 256
+
     private func drain() async {
         let outbox = outbox
         while client.isConnected, !Task.isCancelled {
             let records: [OutboxRecord]
             do {
-                records = try await blocking.run { try outbox.peek(max: 64) }
+                records = try await blocking.run { try outbox.peek(max: Self.batchSize) }
             } catch {
                 logger.error("Cannot read the outbox", metadata: ["error": "\(error)"])
                 return
             }
             guard !records.isEmpty else { return }
-            var delivered: UInt64?
-            for record in records {
-                do {
-                    try await client.publish(
-                        record.topic, payload: record.payload, qos: .exactlyOnce, retain: false,
-                        properties: AgentService.json)
-                    delivered = record.index
-                } catch {
-                    logger.debug("Outbox delivery interrupted", metadata: ["error": "\(error)"])
-                    break
-                }
-            }
-            guard let delivered else { return }
+            let (acknowledged, failure) = await client.publishInOrder(
+                records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: AgentService.json)
+            if let failure { logger.debug("Outbox delivery interrupted", metadata: ["error": "\(failure)"]) }
+            guard acknowledged > 0 else { return }
+            let delivered = records[acknowledged - 1].index
             do {
                 try await blocking.run { try outbox.acknowledge(through: delivered) }
             } catch {
                 logger.error("Cannot acknowledge delivered track points", metadata: ["error": "\(error)"])
                 return
             }
-            if delivered != records.last?.index { return }
+            if acknowledged < records.count { return }
         }
     }
 }
