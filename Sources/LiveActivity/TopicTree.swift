@@ -2,7 +2,7 @@
 ///
 /// - `PREFIX/DEVICE/status`: the device's ``StatusMessage`` (retained, QoS 1);
 /// - `PREFIX/DEVICE/activities/ACTIVITY`: the activity's latest ``ActivityEnvelope`` (retained, QoS 1);
-/// - `PREFIX/DEVICE/activities/ACTIVITY/track`: ``TrackPoint``s (QoS 1, not retained);
+/// - `PREFIX/DEVICE/activities/ACTIVITY/track`: ``TrackPoint``s (QoS 2, not retained);
 /// - `PREFIX/DEVICE/cmd` and `PREFIX/DEVICE/cmd/result`: ``Command``s and ``CommandResult``s (QoS 1, not retained).
 ///
 /// Activity ids passed in must be valid ids (1-64 characters a-z, 0-9, `.`, `_` or `-`); those of

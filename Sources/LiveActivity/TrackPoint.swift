@@ -1,6 +1,6 @@
 import Foundation
 
-/// One message on `PREFIX/DEVICE/activities/ACTIVITY/track` (QoS 1, not retained): a position of
+/// One message on `PREFIX/DEVICE/activities/ACTIVITY/track` (QoS 2, not retained): a position of
 /// the activity's trip, for receivers that draw the path. Absent optionals are omitted.
 public struct TrackPoint: WirePayload, Codable, Hashable, Sendable {
     /// The schema of track points, `myeline.track.v1`.
