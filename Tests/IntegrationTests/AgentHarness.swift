@@ -47,6 +47,22 @@ enum AgentHarness {
         observer.output.split(separator: "\n").compactMap(Message.init)
     }
 
+    /// The activity envelopes among `messages` (clearing messages left out), in order.
+    static func envelopes(_ messages: [Message]) throws -> [ActivityEnvelope<LocationActivityAttributes>] {
+        try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+    }
+
+    /// The track points among `messages`, in order.
+    static func trackPoints(_ messages: [Message]) throws -> [TrackPoint] {
+        try messages.filter(\.isTrack).map { try $0.trackPoint() }
+    }
+
+    /// Kills `process` with SIGKILL, as a crash or a power cut would, and waits until it is gone.
+    static func kill(_ process: TestProcess) async throws {
+        process.signal(SIGKILL)
+        _ = try await process.waitForExit()
+    }
+
     /// The retained messages under `myeline/van-7/activities/+` now, by topic.
     static func retainedActivities(_ broker: TestBroker) async throws -> [String: String] {
         try await MQTTClient.withClient(

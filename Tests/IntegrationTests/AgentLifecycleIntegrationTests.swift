@@ -72,7 +72,7 @@ struct AgentLifecycleIntegrationTests {
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
-            let paused = try messages.filter(\.isEnvelope).filter { !$0.payload.isEmpty }.map { try $0.envelope() }
+            let paused = try AgentHarness.envelopes(messages)
                 .filter { $0.content.state.paused }
             #expect(!paused.isEmpty)
             try await AgentHarness.validateAgainstSchemas(messages)
@@ -88,8 +88,7 @@ struct AgentLifecycleIntegrationTests {
                 defer { first.signal(SIGKILL) }
                 // Mid-trip: a few track points are out.
                 try await observer.waitForLine(containing: "\"seq\":5,")
-                first.signal(SIGKILL)
-                _ = try await first.waitForExit()
+                try await AgentHarness.kill(first)
                 let before = AgentHarness.messages(observer)
                 let lastEnvelopeMessage = try #require(before.filter(\.isEnvelope).last)
                 let lastEnvelope = try #require(
@@ -120,7 +119,7 @@ struct AgentLifecycleIntegrationTests {
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
-            let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+            let points = try AgentHarness.trackPoints(messages)
             #expect(Set(points.map(\.activity)).count == 1)
             // Every point in order, the second run's after the first's. Delivery is at least once:
             // a point published just before the SIGKILL, whose delivery was not yet recorded, comes
@@ -138,7 +137,7 @@ struct AgentLifecycleIntegrationTests {
                 return firstCopies[point.seq] != nil
             }
             #expect(unique.map(\.seq) == Array(1...unique.count))
-            let envelopes = try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+            let envelopes = try AgentHarness.envelopes(messages)
             #expect(zip(envelopes, envelopes.dropFirst()).allSatisfy { $0.header.seq < $1.header.seq })
             #expect(envelopes.last?.header.event == .end)
             try await AgentHarness.validateAgainstSchemas(messages)
@@ -154,8 +153,7 @@ struct AgentLifecycleIntegrationTests {
                 let lost = try AgentHarness.agent(broker, state: state)
                 defer { lost.signal(SIGKILL) }
                 try await observer.waitForLine(containing: "\"event\":\"start\"")
-                lost.signal(SIGKILL)
-                _ = try await lost.waitForExit()
+                try await AgentHarness.kill(lost)
             }
             let left = try await AgentHarness.retainedActivities(broker)
             try #require(left.count == 1)
@@ -257,7 +255,7 @@ struct AgentLifecycleIntegrationTests {
 
                 let expected = try await AgentRunIntegrationTests.acceptedFixes().count
                 let messages = AgentHarness.messages(observer)
-                let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+                let points = try AgentHarness.trackPoints(messages)
                 // The offline run's newest `capacity` points, in order.
                 #expect(points.map(\.seq) == Array((expected - capacity + 1)...expected))
                 let online0 = try messages.filter { $0.topic.hasSuffix("/status") }.map {
@@ -308,14 +306,14 @@ struct AgentBrokerOutageIntegrationTests {
             await observer.stop()
 
             let messages = AgentHarness.messages(observer)
-            let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+            let points = try AgentHarness.trackPoints(messages)
             // 30 s at 50 times real time is 25 minutes of a receiver that fixes about every 5 s.
             #expect(points.count > 100, "\(points.count) points")
             #expect(points.map(\.seq) == Array(1...points.count), "every point once, in order")
             #expect(Set(points.map(\.activity)).count == 1)
             #expect(zip(points, points.dropFirst()).allSatisfy { $0.time <= $1.time })
             // The retained envelope is the latest the agent published.
-            let envelopes = try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+            let envelopes = try AgentHarness.envelopes(messages)
             let latest = try #require(envelopes.max { $0.header.seq < $1.header.seq })
             #expect(retained.count == 1)
             let kept = try WireCodec.decode(
@@ -354,7 +352,7 @@ struct AgentGpsdIntegrationTests {
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
-            let envelopes = try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map { try $0.envelope() }
+            let envelopes = try AgentHarness.envelopes(messages)
             #expect(envelopes.first?.header.event == .start)
             #expect(envelopes.first?.content.state.latitude == nil, "no location before the first fix")
             let located = envelopes.filter { $0.content.state.latitude != nil }
@@ -364,7 +362,7 @@ struct AgentGpsdIntegrationTests {
                 #expect(abs((envelope.content.state.latitude ?? 0) - 41.575) < 0.01)
                 #expect(abs((envelope.content.state.longitude ?? 0) + 93.750) < 0.01)
             }
-            let points = try messages.filter(\.isTrack).map { try $0.trackPoint() }
+            let points = try AgentHarness.trackPoints(messages)
             #expect(!points.isEmpty)
             #expect(points.map(\.seq) == Array(1...points.count))
             #expect(envelopes.last?.header.event == .end)
