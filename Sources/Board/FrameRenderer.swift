@@ -43,9 +43,9 @@ public struct FrameRenderer: Sendable {
     public var colours: Bool
 
     /// Lines of header above the rows (compact and expanded).
-    static let headerLines = 4
+    public static let headerLines = 4
     /// Lines per card in the expanded layout, the blank line after it included.
-    static let cardLines = 5
+    public static let cardLines = 5
 
     /// Creates a renderer.
     public init(layout: BoardLayout, columns: Int, lines: Int, colours: Bool) {
@@ -135,8 +135,8 @@ public struct FrameRenderer: Sendable {
 
     /// The compact layout's column titles and widths; the alert takes what is left.
     static let fixedColumns: [(title: String, width: Int, right: Bool)] = [
-        ("DEVICE", 12, false), ("NAME", 12, false), ("STATE", 7, false), ("LOCATION", 21, false),
-        ("KM/H", 4, true), ("CRS", 4, true), ("FIX", 5, false), ("ACC", 5, true), ("AGE", 4, true),
+        ("DEVICE", 12, false), ("NAME", 11, false), ("STATE", 7, false), ("LOCATION", 21, false),
+        ("KM/H", 4, true), ("CRS", 4, true), ("FIX", 5, false), ("ACC", 5, true), ("AGE", 5, true),
         ("DIST", 7, true), ("ELAPSED", 8, true), ("PROG", 4, true), ("ETA", 5, true),
     ]
 
