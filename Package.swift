@@ -176,6 +176,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(

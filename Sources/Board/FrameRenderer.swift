@@ -181,13 +181,12 @@ public struct FrameRenderer: Sendable {
             "\(clean(row.key.device.rawValue)) · \(clean(attributes.name))"
             + (who.isEmpty ? "" : " (\(who.joined(separator: ", ")))")
         let first = TerminalText.fit(title, max(1, columns - 9)) + " " + TerminalText.fit(state.rawValue, 8)
-        var position = "  \(RowFormat.location(content))"
-        if content.latitude != nil {
-            position +=
-                "   \(RowFormat.speed(content.speed)) km/h   \(RowFormat.course(content.course))"
-                + "   fix \(RowFormat.fix(content))   ±\(RowFormat.distance(content.horizontalAccuracy))"
-        }
-        position += "   last fix \(RowFormat.age(since: content.fixTime ?? row.timestamp, now: now)) ago"
+        var position = ["  " + RowFormat.location(content)]
+        if content.speed != nil { position.append("\(RowFormat.speed(content.speed)) km/h") }
+        if content.course != nil { position.append(RowFormat.course(content.course)) }
+        if content.fix != .noFix { position.append("fix \(RowFormat.fix(content))") }
+        if content.horizontalAccuracy != nil { position.append("±\(RowFormat.distance(content.horizontalAccuracy))") }
+        position.append("last fix \(RowFormat.age(since: content.fixTime ?? row.timestamp, now: now)) ago")
         var trip =
             "  \(RowFormat.distance(content.distance)) in \(RowFormat.elapsed(content.elapsed))"
             + (content.paused ? " (paused)" : "")
@@ -197,7 +196,7 @@ public struct FrameRenderer: Sendable {
                 + "   ETA \(RowFormat.eta(content.eta, now: now))"
         }
         let alert = row.lastAlert.map { "  ! \(clean($0.title)): \(clean($0.body))" } ?? "  no alert"
-        return [first, position, trip, alert, ""]
+        return [first, position.joined(separator: "   "), trip, alert, ""]
     }
 
     private func fit(_ text: String) -> String {

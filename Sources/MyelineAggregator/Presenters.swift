@@ -46,7 +46,8 @@ extension BoardSession {
                 case .expanded: FrameRenderer.headerLines + rowCount * FrameRenderer.cardLines
                 case .minimal: 1
                 }
-            let renderer = FrameRenderer(layout: display.layout, columns: columns, lines: lines, colours: display.colours)
+            let renderer = FrameRenderer(
+                layout: display.layout, columns: columns, lines: lines, colours: display.colours)
             return renderer.render(state.fleet, view: &state.view, header: header, now: now)
                 .map { $0.trimmingTrailingSpaces }.joined(separator: "\n") + "\n"
         }
