@@ -114,8 +114,8 @@ public struct FrameRenderer: Sendable {
     ) -> [String] {
         let states = RowState.allCases.map { "\(RowFormat.count(counts[$0] ?? 0)) \($0.rawValue.lowercased())" }
         let first =
-            "MYELINE \(TerminalText.sanitized(header.source)) · \(RowFormat.count(fleet.rows.count)) activities: "
-            + states.joined(separator: ", ") + " · \(RowFormat.count(fleet.rejectedCount)) rejected"
+            "MYELINE \(RowFormat.count(fleet.rows.count)) activities: " + states.joined(separator: ", ")
+            + " · \(RowFormat.count(fleet.rejectedCount)) rejected · \(TerminalText.sanitized(header.source))"
         let range = shown == 0 ? "0" : "\(RowFormat.count(view.offset + 1))-\(RowFormat.count(view.offset + shown))"
         let filter =
             view.isEditingFilter

@@ -79,6 +79,20 @@ struct AggregatorService: Service {
     private func subscribe(_ client: MQTTClient, topics: TopicTree, session: BoardSession) async throws {
         // The broker's retained count first, for judging the bootstrap; brokers may refuse $SYS.
         let broker = try? await client.subscribe(to: [Bootstrap.brokerRetainedCountTopic])
+        if let broker {
+            // Its retained value arrives right after the subscription, before the fleet's bootstrap.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await message in broker {
+                        session.ingest(message)
+                        return
+                    }
+                }
+                group.addTask { try await Task.sleep(for: .milliseconds(500)) }
+                _ = try await group.next()
+                group.cancelAll()
+            }
+        }
         let subscribedAt = clock.now
         let fleet = try await client.subscribe(to: [topics.allStatus, topics.allActivities, session.syncTopic])
         try await withThrowingTaskGroup(of: Void.self) { group in
