@@ -10,6 +10,8 @@ import ServiceLifecycle
 struct AggregatorService: Service {
     /// How long without a retained message ends the bootstrap when the sync message cannot be used.
     static let quietPeriod: TimeInterval = 1
+    /// The longest a bootstrap may take, even while retained messages still trickle in.
+    static let bootstrapLimit: TimeInterval = 30
 
     let configuration: AggregatorConfiguration
     let password: String?
@@ -112,9 +114,12 @@ struct AggregatorService: Service {
                         "Cannot publish the bootstrap sync message; waiting for retained messages to stop",
                         metadata: ["mqtt.error": "\(error)"])
                 }
+            }
+            group.addTask {
                 while !session.isBootstrapComplete {
                     try await Task.sleep(for: .milliseconds(100))
-                    session.completeIfQuiet(subscribedAt: subscribedAt, quiet: Self.quietPeriod)
+                    session.completeIfQuiet(
+                        subscribedAt: subscribedAt, quiet: Self.quietPeriod, limit: Self.bootstrapLimit)
                 }
             }
             try await group.waitForAll()

@@ -70,11 +70,13 @@ final class BoardSession: Sendable {
         }
     }
 
-    /// Ends the bootstrap when no retained message came for `quiet` after `subscribedAt`.
-    func completeIfQuiet(subscribedAt: Date, quiet: TimeInterval) {
+    /// Ends the bootstrap when no retained message came for `quiet` after `subscribedAt`, or `limit`
+    /// after it in any case.
+    func completeIfQuiet(subscribedAt: Date, quiet: TimeInterval, limit: TimeInterval) {
         let now = clock.now
         let idle = state.withLock { now.timeIntervalSince($0.lastRetainedAt ?? subscribedAt) >= quiet }
         if idle { complete(reason: "no retained message for \(quiet) s") }
+        if now.timeIntervalSince(subscribedAt) >= limit { complete(reason: "\(limit) s since subscribing") }
     }
 
     private func complete(reason: String) {
