@@ -43,14 +43,16 @@ public enum HostileCorpus {
         let huge = "__HUGE__"
         func json(_ object: Any) -> [UInt8] {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{".utf8)
-            return Array(String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\"\(huge)\"", with: "1e999").utf8)
+            return Array(
+                String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\"\(huge)\"", with: "1e999").utf8)
         }
 
         // Not JSON, or not an object.
         let raw: [(String, String)] = [
             ("garbage", "garbage"), ("open brace", "{"), ("array", "[]"), ("null", "null"), ("number", "1"),
             ("string", "\"envelope\""), ("true", "true"), ("trailing comma", "{\"seq\":1,}"),
-            ("single quotes", "{'seq':1}"), ("NaN literal", "{\"seq\":NaN}"), ("Infinity literal", "{\"seq\":Infinity}"),
+            ("single quotes", "{'seq':1}"), ("NaN literal", "{\"seq\":NaN}"),
+            ("Infinity literal", "{\"seq\":Infinity}"),
             ("comment", "// hi\n{}"), ("two objects", "{}{}"), ("xml", "<envelope/>"), ("yaml", "seq: 1"),
             ("unterminated string", "{\"device\":\"van"), ("empty object", "{}"),
         ]
@@ -61,7 +63,9 @@ public enum HostileCorpus {
         add("NUL bytes", payload: [UInt8](repeating: 0, count: 64))
         add("deep nesting", payload: Array(String(repeating: "[", count: 60_000).utf8))
         add("a megabyte of spaces", payload: [UInt8](repeating: 0x20, count: 1 << 20))
-        add("a megabyte of JSON", payload: json(["schema": "myeline.activity.v1", "pad": String(repeating: "x", count: 1 << 20)]))
+        add(
+            "a megabyte of JSON",
+            payload: json(["schema": "myeline.activity.v1", "pad": String(repeating: "x", count: 1 << 20)]))
 
         // Envelopes with one key wrong.
         let mutations: [(String, String, Any?)] = [
@@ -70,13 +74,15 @@ public enum HostileCorpus {
             ("no device", "device", nil), ("device as number", "device", 7), ("device upper case", "device", "VAN"),
             ("no activity", "activity", nil), ("activity with slash", "activity", "a/b"),
             ("attributes type weather", "attributes-type", "weather"), ("no attributes", "attributes", nil),
-            ("attributes as string", "attributes", "x"), ("event begin", "event", "begin"), ("event as number", "event", 1),
+            ("attributes as string", "attributes", "x"), ("event begin", "event", "begin"),
+            ("event as number", "event", 1),
             ("no seq", "seq", nil), ("seq 0", "seq", 0), ("seq -1", "seq", -1), ("seq 1.5", "seq", 1.5),
             ("seq as string", "seq", "2"), ("seq huge", "seq", 1e300), ("no timestamp", "timestamp", nil),
             ("timestamp as string", "timestamp", "yesterday"), ("no content", "content-state", nil),
             ("content as array", "content-state", [1, 2]), ("no relevance", "relevance-score", nil),
             ("relevance as string", "relevance-score", "high"), ("relevance overflow", "relevance-score", huge),
-            ("stale date as string", "stale-date", "soon"), ("dismissal date on update", "dismissal-date", 1_700_000_060),
+            ("stale date as string", "stale-date", "soon"),
+            ("dismissal date on update", "dismissal-date", 1_700_000_060),
             ("alert as string", "alert", "fire"), ("alert without body", "alert", ["title": "x"]),
         ]
         for (name, key, value) in mutations {
@@ -137,7 +143,8 @@ public enum HostileCorpus {
         // Statuses with one key wrong.
         let statusMutations: [(String, String, Any?)] = [
             ("schema v2", "schema", "myeline.status.v2"), ("state sleeping", "state", "sleeping"),
-            ("state as bool", "state", true), ("no version", "version", nil), ("version too long", "version", String(repeating: "v", count: 65)),
+            ("state as bool", "state", true), ("no version", "version", nil),
+            ("version too long", "version", String(repeating: "v", count: 65)),
             ("since as string", "since", "now"), ("online without since", "since", nil), ("no device", "device", nil),
             ("device of another", "device", "someone-else"),
         ]

@@ -11,7 +11,10 @@ import Testing
 struct AggregatorIntegrationTests {
     static let tunedBroker = ["max_queued_messages 0", "max_inflight_messages 1000", "sys_interval 1"]
 
-    static func envelope(_ device: String, _ activity: String = "a1", seq: Int = 1, event: String = "start", stale: Double? = nil, name: String? = nil) -> [UInt8] {
+    static func envelope(
+        _ device: String, _ activity: String = "a1", seq: Int = 1, event: String = "start", stale: Double? = nil,
+        name: String? = nil
+    ) -> [UInt8] {
         var object = HostileCorpus.validEnvelope(device: device, activity: activity)
         object["seq"] = seq
         object["event"] = event
@@ -51,7 +54,9 @@ struct AggregatorIntegrationTests {
             let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }
             #expect(lines.count == 10_000)
             let devices = lines.compactMap { line -> Substring? in
-                guard let range = line.range(of: "\"device\":\"dev-[0-9]+\"", options: .regularExpression) else { return nil }
+                guard let range = line.range(of: "\"device\":\"dev-[0-9]+\"", options: .regularExpression) else {
+                    return nil
+                }
                 return line[range]
             }
             #expect(Set(devices).count == 10_000)
@@ -96,7 +101,10 @@ struct AggregatorIntegrationTests {
             #expect(board.output.contains("1 activities: 1 active"))
             // Every hostile message is counted (the 1 MiB ones too); none is shown.
             #expect(board.output.contains("· \(corpus.count) rejected"))
-            #expect(board.output.split(separator: "\n").contains { $0.hasPrefix("van-7") && $0.contains("Van 7       ACTIVE") })
+            #expect(
+                board.output.split(separator: "\n").contains {
+                    $0.hasPrefix("van-7") && $0.contains("Van 7       ACTIVE")
+                })
         }
     }
 
@@ -117,11 +125,14 @@ struct AggregatorIntegrationTests {
                         ("myeline/truck-2/activities/haul", Self.envelope("truck-2", "haul", stale: staleSoon)),
                         ("myeline/bike-4/activities/ride", Self.envelope("bike-4", "ride")),
                     ], to: broker)
-                let command = "\(try builtProductPath("myeline-aggregator")) --broker \(broker.address.description) 2>\(directory)/board.log"
+                let command =
+                    "\(try builtProductPath("myeline-aggregator")) --broker \(broker.address.description) 2>\(directory)/board.log"
                 _ = try await run(["new-session", "-d", "-x", "120", "-y", "40", "-s", "board", command])
                 _ = try await run(["set-option", "-t", "board", "remain-on-exit", "on"])
                 defer { _ = try? Process.run(URL(fileURLWithPath: tmux), arguments: ["-S", socket, "kill-server"]) }
-                func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+                func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws
+                    -> String
+                {
                     try await withDeadline(.seconds(30), what: what) {
                         while true {
                             let pane = try await runProgram(tmux, ["-S", socket, "capture-pane", "-p", "-t", "board"])
@@ -135,7 +146,14 @@ struct AggregatorIntegrationTests {
                 #expect(try await run(["display", "-p", "-t", "board", "#{alternate_on}"]).contains("1"))
                 _ = try await waitForPane("truck-2 to turn stale") { $0.contains("truck-2      truck-2     STALE") }
                 try await Self.publish(
-                    [("myeline/bike-4/status", Array("{\"schema\":\"myeline.status.v1\",\"device\":\"bike-4\",\"state\":\"offline\",\"version\":\"1\"}".utf8))],
+                    [
+                        (
+                            "myeline/bike-4/status",
+                            Array(
+                                "{\"schema\":\"myeline.status.v1\",\"device\":\"bike-4\",\"state\":\"offline\",\"version\":\"1\"}"
+                                    .utf8)
+                        )
+                    ],
                     to: broker)
                 _ = try await waitForPane("bike-4 offline") { $0.contains("bike-4       bike-4      OFFLINE") }
                 try await Self.publish([("myeline/van-7/activities/a1", [])], to: broker)
@@ -146,12 +164,16 @@ struct AggregatorIntegrationTests {
                 #expect(filtered.contains("truck-2") && !filtered.contains("bike-4      "))
                 _ = try await run(["send-keys", "-t", "board", "q"])
                 _ = try await withDeadline(.seconds(20), what: "the board to quit") {
-                    while try await runProgram(tmux, ["-S", socket, "display", "-p", "-t", "board", "#{pane_dead}"]).trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+                    while try await runProgram(tmux, ["-S", socket, "display", "-p", "-t", "board", "#{pane_dead}"])
+                        .trimmingCharacters(in: .whitespacesAndNewlines) != "1"
+                    {
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }
                 let after = try await run(["display", "-p", "-t", "board", "#{alternate_on} #{pane_dead_status}"])
-                #expect(after.trimmingCharacters(in: .whitespacesAndNewlines) == "0 0", "alternate screen, exit status: \(after)")
+                #expect(
+                    after.trimmingCharacters(in: .whitespacesAndNewlines) == "0 0",
+                    "alternate screen, exit status: \(after)")
             }
         }
     }
