@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LiveActivity", targets: ["LiveActivity"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
+        .library(name: "Board", targets: ["Board"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -61,6 +62,23 @@ let package = Package(
             dependencies: ["LiveActivity", "Location"],
             swiftSettings: strict
         ),
+        // Configuration reading shared by the executables: flags > MYELINE_* > YAML > defaults, the mqtt.* keys.
+        .target(
+            name: "MyelineConfiguration",
+            dependencies: [
+                "MQTT",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict
+        ),
+        // The aggregator's board: the fleet state reducer and the frame renderer; pure, no I/O.
+        .target(
+            name: "Board",
+            dependencies: ["LiveActivity"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "MyelineAgent",
             dependencies: [
@@ -68,23 +86,25 @@ let package = Package(
                 "LiveActivity",
                 "Location",
                 "MQTT",
+                "MyelineConfiguration",
                 "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "MyelineAggregator",
             dependencies: [
+                "Board",
                 "LiveActivity",
                 "MQTT",
+                "MyelineConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -147,6 +167,16 @@ let package = Package(
                 "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AggregatorTests",
+            dependencies: [
+                "Board", "LiveActivity", "MQTT", "MyelineAggregator", "MyelineConfiguration", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -124,7 +124,8 @@ public final class MQTTClient: Sendable {
         var failure: (any Error)?
         for message in messages {
             do {
-                let mid = try submit(message.topic, payload: message.payload, qos: qos, retain: false, properties: properties)
+                let mid = try submit(
+                    message.topic, payload: message.payload, qos: qos, retain: false, properties: properties)
                 submitted.append((mid, message.topic))
             } catch {
                 failure = error

@@ -71,12 +71,10 @@ struct ConfigurationOptions: ParsableArguments {
         environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
     ) async throws -> (loaded: LoadedConfiguration, password: String?) {
         let loaded = try await load(environment: environment, defaultFile: defaultFile)
-        guard let source = loaded.configuration.mqtt.password else { return (loaded, nil) }
         do {
-            return (loaded, try source.load(environment: environment))
+            return (loaded, try loaded.configuration.mqtt.loadPassword(environment: environment))
         } catch {
-            let key = if case .file = source { "mqtt.password-file" } else { AgentConfiguration.passwordVariable }
-            throw ValidationError(ConfigurationError(key: key, error.message).description)
+            throw ValidationError(error.description)
         }
     }
 }

@@ -1,5 +1,10 @@
 import ArgumentParser
+import Board
+import Foundation
 import LiveActivity
+import Logging
+import MyelineConfiguration
+import ServiceLifecycle
 
 /// `myeline-aggregator`: subscribes to every device's topics and shows the fleet in a terminal.
 @main
@@ -9,8 +14,120 @@ struct AggregatorCommand: AsyncParsableCommand {
         abstract: "Show a live board of every Myeline tracker's activities.",
         discussion: """
             Subscribes to the status and activity topics of every device under a topic prefix and \
-            shows them as a live board in the terminal. See docs/topics.md for the topics and payloads.
+            shows them as a live board in the terminal. See docs/topics.md for the topics and payloads \
+            and docs/aggregator.md for the board, its keys and its configuration.
             """,
         version: Myeline.version
     )
+
+    @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "The YAML configuration file (default: /etc/myeline/aggregator.yaml, if it exists).", valueName: "file"))
+    var configFile: String?
+
+    @Option(help: ArgumentHelp("The broker URL (mqtt.broker), such as mqtts://broker:8883.", valueName: "url"))
+    var broker: String?
+
+    @Option(name: .customLong("prefix"), help: ArgumentHelp("The topic prefix (topic-prefix).", valueName: "prefix"))
+    var prefix: String?
+
+    @Option(help: ArgumentHelp("compact, expanded or minimal (board.layout).", valueName: "layout"))
+    var layout: String?
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("The lowest level logged to stderr (log-level): trace ... critical.", valueName: "level"))
+    var logLevel: String?
+
+    @Flag(help: "Wait for the retained state, print the board (or JSON with --json) and exit.")
+    var once = false
+
+    @Flag(help: "Print one JSON object per activity instead of a table (with --once or --follow).")
+    var json = false
+
+    @Flag(help: "With --json: print every change as a JSON line until stopped.")
+    var follow = false
+
+    /// The values given, by dotted key.
+    var flagValues: [String: String] {
+        var values: [String: String] = [:]
+        values["mqtt.broker"] = broker
+        values["topic-prefix"] = prefix
+        values["board.layout"] = layout
+        values["log-level"] = logLevel
+        return values
+    }
+
+    /// What the flags ask to be shown.
+    var presentation: Presentation {
+        switch (once, json, follow) {
+        case (true, false, _): .once
+        case (_, true, false): .onceJSON
+        case (_, true, true): .followJSON
+        default: .board
+        }
+    }
+
+    func validate() throws {
+        if follow && !json { throw ValidationError("--follow needs --json: use --follow --json") }
+        if follow && once { throw ValidationError("--follow and --once exclude each other: choose one") }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let (configuration, password) = try await load(environment: environment)
+        let level = configuration.logLevel
+        // The full-screen board owns the terminal: its log goes to stderr only when that is elsewhere.
+        let quiet = presentation == .board && isatty(2) == 1
+        LoggingSystem.bootstrap { label in
+            if quiet { return SwiftLogNoOpLogHandler() }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        try await Self.buildServiceGroup(
+            configuration: configuration, password: password, presentation: presentation,
+            colours: Display.coloursWanted(environment: environment)
+        ).run()
+    }
+
+    /// Reads and checks the configuration and the password.
+    ///
+    /// - Throws: a `ValidationError` (exit status 64) naming the key at fault.
+    func load(
+        environment: [String: String], defaultFile: String = AggregatorConfiguration.defaultFilePath
+    ) async throws -> (AggregatorConfiguration, String?) {
+        do {
+            let configuration = try await AggregatorConfiguration.load(
+                flags: flagValues, file: configFile, environment: environment, defaultFile: defaultFile)
+            return (configuration, try configuration.mqtt.loadPassword(environment: environment))
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The aggregator's service group, shut down gracefully on SIGTERM and SIGINT; it ends when the
+    /// presentation does.
+    static func buildServiceGroup(
+        configuration: AggregatorConfiguration, password: String?, presentation: Presentation, colours: Bool,
+        clock: any WallClock = SystemWallClock()
+    ) -> ServiceGroup {
+        let logger = Logger(label: "myeline.aggregator")
+        let display = Display(
+            layout: configuration.layout, colours: colours,
+            header: "\(configuration.topicPrefix) @ \(configuration.mqtt.broker)")
+        let service = AggregatorService(
+            configuration: configuration, password: password, presentation: presentation, display: display,
+            logger: logger, clock: clock)
+        return ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(
+                        service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .cancelGroup)
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+    }
 }

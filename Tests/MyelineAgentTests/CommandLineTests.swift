@@ -104,24 +104,6 @@ struct CommandLineTests {
                 """)
     }
 
-    @Test func aggregatorHelp() {
-        #expect(
-            AggregatorCommand.helpMessage(columns: 80) == """
-                OVERVIEW: Show a live board of every Myeline tracker's activities.
-
-                Subscribes to the status and activity topics of every device under a topic
-                prefix and shows them as a live board in the terminal. See docs/topics.md for
-                the topics and payloads.
-
-                USAGE: myeline-aggregator
-
-                OPTIONS:
-                  --version               Show the version.
-                  -h, --help              Show help information.
-
-                """)
-    }
-
     @Test(arguments: ["myeline-agent", "myeline-aggregator"])
     func versionIsTheRelease(command: String) throws {
         let type: any ParsableCommand.Type = command == "myeline-agent" ? AgentCommand.self : AggregatorCommand.self

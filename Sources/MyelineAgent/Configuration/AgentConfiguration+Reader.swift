@@ -3,6 +3,7 @@ import LiveActivity
 import Location
 import Logging
 import MQTT
+import MyelineConfiguration
 
 extension AgentConfiguration {
     /// Reads and checks the configuration.
@@ -95,48 +96,7 @@ extension AgentConfiguration {
         if let priority = try values.number("device.priority", in: -1e6...1e6, unit: "") { device.priority = priority }
 
         // mqtt
-        if let broker = try values.value("mqtt.broker", { text throws(MQTTError) in try BrokerAddress(parsing: text) })
-        {
-            mqtt.broker = broker
-        }
-        if let clientID = try values.string("mqtt.client-id") { mqtt.clientID = clientID }
-        if let keepAlive = try values.integer("mqtt.keepalive", in: 5...65_535, unit: "seconds") {
-            mqtt.keepAlive = .seconds(keepAlive)
-        }
-        if let version = try values.choice("mqtt.protocol", MQTTProtocolVersion.allCases.map { ($0.rawValue, $0) }) {
-            mqtt.protocolVersion = version
-        }
-        mqtt.username = try values.string("mqtt.username")
-        if let file = try values.string("mqtt.password-file") {
-            mqtt.password = .file(file)
-        } else if environment[Self.passwordVariable] != nil {
-            mqtt.password = .environment(Self.passwordVariable)
-        }
-        if mqtt.password != nil, mqtt.username == nil {
-            throw ConfigurationError(
-                key: "mqtt.username",
-                "a password is set (\(mqtt.password.map(Self.describe) ?? "")) but no username: set mqtt.username")
-        }
-        mqtt.tls.caFile = try values.string("mqtt.tls.ca-file")
-        mqtt.tls.certificateFile = try values.string("mqtt.tls.cert-file")
-        mqtt.tls.keyFile = try values.string("mqtt.tls.key-file")
-        if (mqtt.tls.certificateFile == nil) != (mqtt.tls.keyFile == nil) {
-            let missing = mqtt.tls.certificateFile == nil ? "mqtt.tls.cert-file" : "mqtt.tls.key-file"
-            throw ConfigurationError(
-                key: missing, "a client certificate needs both mqtt.tls.cert-file and mqtt.tls.key-file: set \(missing)"
-            )
-        }
-        if let initial = try values.number("mqtt.reconnect.initial-delay", in: 0.001...3600, unit: "seconds") {
-            mqtt.reconnect.initialDelay = .seconds(initial)
-        }
-        if let maximum = try values.number("mqtt.reconnect.max-delay", in: 0.001...86_400, unit: "seconds") {
-            mqtt.reconnect.maximumDelay = .seconds(maximum)
-        }
-        do {
-            try mqtt.clientConfiguration(password: nil).validate()
-        } catch {
-            throw ConfigurationError(key: mqttKey(for: error.message), source: nil, error.message)
-        }
+        try mqtt.read(values, environment: environment)
 
         // topics, source, state
         if let prefix = try values.value("topic-prefix", { text throws(ActivityError) in try TopicPrefix(text) }) {
@@ -186,8 +146,8 @@ extension AgentConfiguration {
         guard updates.heartbeat >= updates.minimumInterval else {
             throw values.error(
                 "updates.heartbeat",
-                "\(Self.format(updates.heartbeat)) s is shorter than updates.min-interval "
-                    + "(\(Self.format(updates.minimumInterval)) s): make it at least as long")
+                "\(ConfigurationFormat.number(updates.heartbeat)) s is shorter than updates.min-interval "
+                    + "(\(ConfigurationFormat.number(updates.minimumInterval)) s): make it at least as long")
         }
         updates.staleAfterSetting = try values.number("updates.stale-after", in: 1...604_800, unit: "seconds")
         if let grace = try values.number("updates.no-fix-grace", in: 0...86_400, unit: "seconds") {
@@ -216,26 +176,6 @@ extension AgentConfiguration {
         }
         let levels = Logger.Level.allCases.map { ($0.rawValue, $0) }
         if let level = try values.choice("log-level", levels) { logLevel = level }
-    }
-
-    /// How a password source is shown: the file's path or the variable's name, never the password.
-    static func describe(_ source: PasswordSource) -> String {
-        switch source {
-        case .file(let path): "file \(path)"
-        case .environment(let name): "variable \(name)"
-        }
-    }
-
-    /// The key an `MQTTConfiguration.validate()` message is about.
-    private func mqttKey(for message: String) -> String {
-        if message.contains("client id") { return "mqtt.client-id" }
-        if message.contains("keep-alive") { return "mqtt.keepalive" }
-        if message.contains("TLS") {
-            if mqtt.tls.caFile != nil { return "mqtt.tls.ca-file" }
-            return "mqtt.tls.cert-file"
-        }
-        if message.contains("reconnect") { return "mqtt.reconnect.max-delay" }
-        return "mqtt"
     }
 
     static func pacing(_ text: String) throws(ConfigurationError) -> ReplayPacing {
@@ -286,92 +226,5 @@ extension AgentConfiguration {
 extension String {
     fileprivate func trimmingWhitespace() -> String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-    }
-}
-
-/// Reads one key at a time as text and checks it, turning every problem into a ``ConfigurationError``.
-private struct KeyReader {
-    let reader: ConfigReader
-    let sources: ValueSources
-
-    func error(_ key: String, _ message: String) -> ConfigurationError {
-        ConfigurationError(key: key, source: sources.source(of: key), message)
-    }
-
-    private func checkLookup(_ key: String) throws(ConfigurationError) {
-        if let problem = sources.record(for: key)?.error {
-            let shape = ConfigurationKey.byName[key]?.isList == true ? "a list of strings" : "a single value"
-            throw error(key, "cannot be read (\(problem)): give \(shape)")
-        }
-    }
-
-    func string(_ key: String) throws(ConfigurationError) -> String? {
-        let value = reader.string(forKey: ConfigKey(key))
-        try checkLookup(key)
-        guard let value else { return nil }
-        guard !value.isEmpty else { throw error(key, "is empty: give a value or leave the key out") }
-        return value
-    }
-
-    func list(_ key: String) throws(ConfigurationError) -> [String]? {
-        let value = reader.stringArray(forKey: ConfigKey(key))
-        try checkLookup(key)
-        return value
-    }
-
-    func check<T, E: Error>(_ key: String, _ text: String, _ parse: (String) throws(E) -> T) throws(ConfigurationError)
-        -> T
-    {
-        do {
-            return try parse(text)
-        } catch let failure as ConfigurationError {
-            throw error(key, failure.message)
-        } catch {
-            throw self.error(key, "\(error)")
-        }
-    }
-
-    func value<T, E: Error>(_ key: String, _ parse: (String) throws(E) -> T) throws(ConfigurationError) -> T? {
-        guard let text = try string(key) else { return nil }
-        return try check(key, text, parse)
-    }
-
-    func number(_ key: String, in range: ClosedRange<Double>, unit: String) throws(ConfigurationError) -> Double? {
-        guard let text = try string(key) else { return nil }
-        let units = unit.isEmpty ? "" : " \(unit)"
-        guard let number = Double(text), range.contains(number) else {
-            throw error(
-                key,
-                "invalid value \"\(text)\": use a number from \(AgentConfiguration.format(range.lowerBound)) "
-                    + "to \(AgentConfiguration.format(range.upperBound))\(units)")
-        }
-        return number
-    }
-
-    func integer(_ key: String, in range: ClosedRange<Int>, unit: String) throws(ConfigurationError) -> Int? {
-        guard let text = try string(key) else { return nil }
-        guard let number = Int(text), range.contains(number) else {
-            throw error(
-                key,
-                "invalid value \"\(text)\": use a whole number from \(range.lowerBound) to \(range.upperBound) \(unit)")
-        }
-        return number
-    }
-
-    func boolean(_ key: String) throws(ConfigurationError) -> Bool? {
-        guard let text = try string(key) else { return nil }
-        switch text.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default: throw error(key, "invalid value \"\(text)\": use true or false")
-        }
-    }
-
-    func choice<T>(_ key: String, _ choices: [(String, T)]) throws(ConfigurationError) -> T? {
-        guard let text = try string(key) else { return nil }
-        guard let match = choices.first(where: { $0.0 == text }) else {
-            throw error(key, "invalid value \"\(text)\": use one of \(choices.map(\.0).joined(separator: ", "))")
-        }
-        return match.1
     }
 }

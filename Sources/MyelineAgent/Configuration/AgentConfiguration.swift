@@ -2,6 +2,7 @@ import LiveActivity
 import Location
 import Logging
 import MQTT
+import MyelineConfiguration
 
 /// Everything `myeline-agent` is configured with: a plain value with a default for every setting but
 /// the device id.
@@ -10,9 +11,6 @@ import MQTT
 /// YAML file, defaults); docs/configuration.md lists every key. Times are in seconds, distances in
 /// metres, speeds in m/s, coordinates in degrees (WGS 84).
 struct AgentConfiguration: Hashable, Sendable {
-    /// The environment variable that may hold the broker password (the other place is a password file).
-    static let passwordVariable = "MYELINE_MQTT_PASSWORD"
-
     /// This tracker and what its activities show about it.
     var device: Device
     /// How the agent reaches the broker.
@@ -37,7 +35,7 @@ struct AgentConfiguration: Hashable, Sendable {
     /// Creates a configuration with every default for this device.
     init(deviceID: DeviceID) {
         device = Device(id: deviceID)
-        mqtt = MQTTSettings(deviceID: deviceID)
+        mqtt = MQTTSettings(clientID: "myeline-\(deviceID.rawValue)")
     }
 
     /// This tracker.
@@ -58,38 +56,6 @@ struct AgentConfiguration: Hashable, Sendable {
         init(id: DeviceID) {
             self.id = id
             self.name = id.rawValue
-        }
-    }
-
-    /// The broker connection; the password itself is never held here, only where to read it from.
-    struct MQTTSettings: Hashable, Sendable {
-        /// The broker URL (`mqtt.broker`); `mqtt://localhost` (port 1883) by default.
-        var broker = BrokerAddress(.tcp(host: "localhost", port: BrokerAddress.defaultTCPPort))
-        /// The MQTT client id (`mqtt.client-id`); `myeline-DEVICE` by default.
-        var clientID: String
-        /// The keep-alive interval (`mqtt.keepalive`), whole seconds 5...65535; 30 s by default.
-        var keepAlive: Duration = .seconds(30)
-        /// The protocol version (`mqtt.protocol`), `5` or `3.1.1`; `5` by default.
-        var protocolVersion: MQTTProtocolVersion = .v5
-        /// The username (`mqtt.username`); none (anonymous) by default.
-        var username: String?
-        /// Where the password comes from: `mqtt.password-file`, else `MYELINE_MQTT_PASSWORD` if set; none by default.
-        var password: PasswordSource?
-        /// TLS files (`mqtt.tls.ca-file`, `mqtt.tls.cert-file`, `mqtt.tls.key-file`); none by default.
-        var tls = MQTTTLSConfiguration()
-        /// Reconnection delays (`mqtt.reconnect.initial-delay`, `mqtt.reconnect.max-delay`); 1 s to 60 s by default.
-        var reconnect = ReconnectBackoff()
-
-        init(deviceID: DeviceID) {
-            clientID = "myeline-\(deviceID.rawValue)"
-        }
-
-        /// The MQTT client's configuration, with the password already read (or `nil` without credentials).
-        func clientConfiguration(password: String?) -> MQTTConfiguration {
-            MQTTConfiguration(
-                broker: broker, clientID: clientID, keepAlive: keepAlive, protocolVersion: protocolVersion,
-                credentials: username.map { MQTTCredentials(username: $0, password: password) }, tls: tls,
-                reconnect: reconnect)
         }
     }
 
@@ -128,7 +94,7 @@ struct AgentConfiguration: Hashable, Sendable {
             switch self {
             case .default: "default"
             case .immediate: "immediate"
-            case .after(let seconds): "after:\(AgentConfiguration.format(seconds))"
+            case .after(let seconds): "after:\(ConfigurationFormat.number(seconds))"
             }
         }
     }
@@ -179,12 +145,7 @@ struct AgentConfiguration: Hashable, Sendable {
 
         /// The form the configuration uses: `NAME:LATITUDE:LONGITUDE:RADIUS`.
         var description: String {
-            "\(name):\(AgentConfiguration.format(latitude)):\(AgentConfiguration.format(longitude)):\(AgentConfiguration.format(radius))"
+            "\(name):\(ConfigurationFormat.number(latitude)):\(ConfigurationFormat.number(longitude)):\(ConfigurationFormat.number(radius))"
         }
-    }
-
-    /// A number as the configuration writes it: `30`, not `30.0`.
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

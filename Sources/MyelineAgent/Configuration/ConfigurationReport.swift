@@ -1,4 +1,5 @@
 import Location
+import MyelineConfiguration
 
 /// The text `check-config` prints: every key, its effective value and where the value came from.
 ///
@@ -15,14 +16,8 @@ struct ConfigurationReport {
             (key, value ?? "(none)", sources.source(of: key) ?? derived)
         }
         let c = configuration
-        let format = AgentConfiguration.format
-        let password: (String, String, String) =
-            switch c.mqtt.password {
-            case nil: ("mqtt.password", "(none)", "default")
-            case .file(let path)?: ("mqtt.password", "********", path)
-            case .environment(let name)?: ("mqtt.password", "********", name)
-            }
-        rows = [
+        let format = ConfigurationFormat.number
+        var rows: [(key: String, value: String, source: String)] = [
             row("device.id", c.device.id.rawValue),
             row("device.name", c.device.name, derived: "device.id"),
             row("device.vehicle", c.device.vehicle),
@@ -31,18 +26,9 @@ struct ConfigurationReport {
             row("device.destination.latitude", c.device.destination.map { format($0.latitude) }),
             row("device.destination.longitude", c.device.destination.map { format($0.longitude) }),
             row("device.priority", format(c.device.priority)),
-            row("mqtt.broker", c.mqtt.broker.description),
-            row("mqtt.client-id", c.mqtt.clientID, derived: "device.id"),
-            row("mqtt.keepalive", "\(c.mqtt.keepAlive.components.seconds) s"),
-            row("mqtt.protocol", c.mqtt.protocolVersion.rawValue),
-            row("mqtt.username", c.mqtt.username),
-            row("mqtt.password-file", { if case .file(let path)? = c.mqtt.password { path } else { nil } }()),
-            password,
-            row("mqtt.tls.ca-file", c.mqtt.tls.caFile),
-            row("mqtt.tls.cert-file", c.mqtt.tls.certificateFile),
-            row("mqtt.tls.key-file", c.mqtt.tls.keyFile),
-            row("mqtt.reconnect.initial-delay", "\(Self.seconds(c.mqtt.reconnect.initialDelay)) s"),
-            row("mqtt.reconnect.max-delay", "\(Self.seconds(c.mqtt.reconnect.maximumDelay)) s"),
+        ]
+        rows += c.mqtt.reportRows(sources: sources, clientIDDefault: "device.id")
+        rows += [
             row("topic-prefix", c.topicPrefix.rawValue),
             row("source.address", c.source.address.description),
             row("source.speed", Self.speed(c.source.pacing)),
@@ -65,35 +51,17 @@ struct ConfigurationReport {
             row("alerts.overspeed.duration", "\(format(c.alerts.overspeedDuration)) s"),
             row("log-level", c.logLevel.rawValue),
         ]
+        self.rows = rows
     }
 
     /// The rows as aligned columns under a header line, ending with a newline.
-    var text: String {
-        let header = ("KEY", "VALUE", "SOURCE")
-        let all = [header] + rows
-        let keyWidth = all.map(\.0.count).max()!
-        let valueWidth = all.map(\.1.count).max()!
-        return all.map { key, value, source in
-            key.padding(keyWidth) + "  " + value.padding(valueWidth) + "  " + source
-        }.joined(separator: "\n") + "\n"
-    }
-
-    private static func seconds(_ duration: Duration) -> String {
-        let parts = duration.components
-        return AgentConfiguration.format(Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
-    }
+    var text: String { ConfigurationTable.text(rows) }
 
     private static func speed(_ pacing: ReplayPacing) -> String {
         switch pacing {
         case .recorded: "1"
-        case .scaled(let factor): AgentConfiguration.format(factor)
+        case .scaled(let factor): ConfigurationFormat.number(factor)
         case .asFastAsPossible: "max"
         }
-    }
-}
-
-extension String {
-    fileprivate func padding(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
     }
 }

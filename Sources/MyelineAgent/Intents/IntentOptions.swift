@@ -1,3 +1,4 @@
+import MyelineConfiguration
 import ArgumentParser
 import Foundation
 import LiveActivity
@@ -21,7 +22,7 @@ struct IntentOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How long to wait for the answer, in seconds (default: \(AgentConfiguration.format(Self.defaultTimeout))).",
+            "How long to wait for the answer, in seconds (default: \(ConfigurationFormat.number(Self.defaultTimeout))).",
             valueName: "seconds"))
     var timeout: Double?
 

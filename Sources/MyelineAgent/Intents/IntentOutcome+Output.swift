@@ -1,3 +1,4 @@
+import MyelineConfiguration
 import Foundation
 import LiveActivity
 import MQTT
@@ -28,7 +29,7 @@ extension IntentOutcome {
     ///   - timeout: the time waited, seconds.
     ///   - json: whether to print the payloads received instead of readable lines.
     func output(device: DeviceID, broker: BrokerAddress, timeout: Double, json: Bool) -> IntentOutput {
-        let waited = "within \(AgentConfiguration.format(timeout)) s"
+        let waited = "within \(ConfigurationFormat.number(timeout)) s"
         switch self {
         case .answered(let answer):
             return answer.output(device: device, json: json)
@@ -119,7 +120,7 @@ extension ReportedEnvelope {
         }
         if state.fix != .noFix { parts.append("\(state.fix.rawValue) fix") }
         parts.append(
-            "\(AgentConfiguration.format(state.distance.rounded())) m in \(AgentConfiguration.format(state.elapsed.rounded())) s"
+            "\(ConfigurationFormat.number(state.distance.rounded())) m in \(ConfigurationFormat.number(state.elapsed.rounded())) s"
         )
         if state.paused { parts.append("paused") }
         if let staleDate = location.content.staleDate { parts.append("stale at \(IntentOutput.time(staleDate))") }

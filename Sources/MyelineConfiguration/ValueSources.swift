@@ -5,24 +5,29 @@ import Synchronization
 ///
 /// The reader's providers are, in order: the flags, the `MYELINE_*` environment variables, and the
 /// YAML file (when there is one); a key no provider answers has its default.
-final class ValueSources: AccessReporter, Sendable {
+public final class ValueSources: AccessReporter, Sendable {
     /// What one lookup found.
-    struct Record: Hashable, Sendable {
+    public struct Record: Hashable, Sendable {
         /// The index of the provider that gave the value, `nil` for the default.
-        var provider: Int?
+        public var provider: Int?
         /// A provider's or conversion error, such as a list where a single value belongs.
-        var error: String?
+        public var error: String?
     }
 
     private let records = Mutex<[String: Record]>([:])
     /// The YAML file's path, when there is one.
-    let filePath: String?
+    public let filePath: String?
+    /// The keys, to name the flag that set one.
+    public let schema: ConfigurationSchema
 
-    init(filePath: String?) {
+    /// Creates an empty record for a reader over `schema`'s keys, with the YAML file at `filePath`.
+    public init(filePath: String?, schema: ConfigurationSchema) {
         self.filePath = filePath
+        self.schema = schema
     }
 
-    func report(_ event: AccessEvent) {
+    /// Records one lookup.
+    public func report(_ event: AccessEvent) {
         let key = event.metadata.key.components.joined(separator: ".")
         let provider = event.providerResults.firstIndex { result in
             if case .success(let lookup) = result.result { return lookup.value != nil }
@@ -40,16 +45,15 @@ final class ValueSources: AccessReporter, Sendable {
     }
 
     /// What the lookup of a key found; `nil` if the key was never read.
-    func record(for name: String) -> Record? {
+    public func record(for name: String) -> Record? {
         records.withLock { $0[name] }
     }
 
     /// Where a key's value came from: its flag, its environment variable, the file's path, or `nil` for the default.
-    func source(of name: String) -> String? {
+    public func source(of name: String) -> String? {
         guard let provider = record(for: name)?.provider else { return nil }
-        let key = ConfigurationKey.byName[name]
         switch provider {
-        case 0: return key?.flag ?? "a flag"
+        case 0: return schema.byName[name]?.flag ?? "a flag"
         case 1: return ConfigurationKey.environmentVariable(for: name)
         default: return filePath ?? "the file"
         }

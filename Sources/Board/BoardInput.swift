@@ -1,0 +1,87 @@
+import Foundation
+import LiveActivity
+
+/// One received MQTT message, turned into what it means for the board.
+public enum BoardInput: Hashable, Sendable {
+    /// A valid activity envelope whose device and activity match its topic.
+    case envelope(ActivityEnvelope<LocationActivityAttributes>)
+    /// An empty retained message on an activity topic: the activity was dismissed.
+    case activityCleared(ActivityKey)
+    /// A valid status whose device matches its topic.
+    case status(StatusMessage)
+    /// An empty retained message on a status topic: the device's status was removed.
+    case statusCleared(DeviceID)
+    /// Anything else published under the prefix: counted, never applied.
+    case rejected(Rejection)
+
+    /// Why a message was not applied: one line for a debug log.
+    public struct Rejection: Hashable, Sendable, CustomStringConvertible {
+        /// The topic it came on.
+        public var topic: String
+        /// What is wrong with it.
+        public var reason: String
+
+        /// Creates a rejection.
+        public init(topic: String, reason: String) {
+            self.topic = topic
+            self.reason = reason
+        }
+
+        /// `TOPIC: REASON`.
+        public var description: String { "\(topic): \(reason)" }
+    }
+}
+
+/// Turns received messages into ``BoardInput``s: routes the topic, checks the size, decodes and checks
+/// the payload. Pure; the cost of one message does not depend on the fleet's size.
+public struct BoardDecoder: Sendable {
+    /// The largest payload decoded, bytes; larger ones are rejected unread. Real envelopes are under 2 KiB.
+    public static let maximumPayloadSize = 64 * 1024
+
+    /// The topics of the fleet.
+    public let topics: TopicTree
+
+    /// Creates a decoder for the fleet under `topics`' prefix.
+    public init(topics: TopicTree) {
+        self.topics = topics
+    }
+
+    /// What a message on `topic` with `payload` means for the board.
+    public func decode(topic: String, payload: [UInt8]) -> BoardInput {
+        guard let route = topics.route(topic) else {
+            return .rejected(.init(topic: topic, reason: "not a status or activity topic under the prefix"))
+        }
+        if payload.count > Self.maximumPayloadSize {
+            return .rejected(.init(topic: topic, reason: "payload of \(payload.count) bytes is too large"))
+        }
+        switch route {
+        case .status(let device):
+            if payload.isEmpty { return .statusCleared(device) }
+            let status: StatusMessage
+            do {
+                status = try WireCodec.decode(StatusMessage.self, from: Data(payload))
+            } catch {
+                return .rejected(.init(topic: topic, reason: error.message))
+            }
+            guard status.device == device else {
+                return .rejected(
+                    .init(topic: topic, reason: "status of device \(status.device) on another device's topic"))
+            }
+            return .status(status)
+        case .activity(let device, let activityID):
+            if payload.isEmpty { return .activityCleared(ActivityKey(device: device, activity: activityID)) }
+            let envelope: ActivityEnvelope<LocationActivityAttributes>
+            do {
+                envelope = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: Data(payload))
+            } catch {
+                return .rejected(.init(topic: topic, reason: error.message))
+            }
+            guard envelope.header.device == device, envelope.header.activity == activityID else {
+                return .rejected(.init(topic: topic, reason: "envelope of another device or activity than its topic"))
+            }
+            return .envelope(envelope)
+        case .track, .command, .commandResult:
+            return .rejected(.init(topic: topic, reason: "not a status or activity topic"))
+        }
+    }
+}

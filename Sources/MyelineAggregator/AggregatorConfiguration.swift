@@ -1,0 +1,71 @@
+import Board
+import Foundation
+import LiveActivity
+import Logging
+import MyelineConfiguration
+
+/// Everything `myeline-aggregator` is configured with: a plain value with a default for every setting.
+///
+/// Read with ``init(layers:environment:)`` from flags, `MYELINE_*` environment variables and a YAML
+/// file (`config/aggregator.example.yaml`), in that order; docs/aggregator.md lists every key.
+struct AggregatorConfiguration: Hashable, Sendable {
+    /// The file read when `--config` is not given, if it exists.
+    static let defaultFilePath = "/etc/myeline/aggregator.yaml"
+
+    /// Every key the aggregator reads, in the order `--check-config` would print them.
+    static let schema = ConfigurationSchema(
+        keys: MQTTSettings.keys + [
+            ConfigurationKey("topic-prefix", flag: "--prefix"),
+            ConfigurationKey("board.layout", flag: "--layout"),
+            ConfigurationKey("log-level", flag: "--log-level"),
+        ],
+        otherVariables: [MQTTSettings.passwordVariable], exampleSections: "mqtt: or board:",
+        documentation: "docs/aggregator.md")
+
+    /// How the board reaches the broker; the client id is `myeline-aggregator-PID` by default.
+    var mqtt = MQTTSettings(clientID: "myeline-aggregator-\(ProcessInfo.processInfo.processIdentifier)")
+    /// The fleet's topic prefix (`topic-prefix`); `myeline` by default.
+    var topicPrefix: TopicPrefix = .default
+    /// The presentation (`board.layout`): `compact` (default), `expanded` or `minimal`.
+    var layout: BoardLayout = .compact
+    /// The lowest level logged (`log-level`); `notice` by default.
+    var logLevel: Logger.Level = .notice
+
+    /// The defaults.
+    init() {}
+
+    /// Reads and checks the configuration.
+    ///
+    /// | Key | Type | Default |
+    /// |---|---|---|
+    /// | `mqtt.*` | as for the agent (see ``MQTTSettings/read(_:environment:)``) | client id `myeline-aggregator-PID` |
+    /// | `topic-prefix` | topic levels | `myeline` |
+    /// | `board.layout` | `compact`, `expanded` or `minimal` | `compact` |
+    /// | `log-level` | `trace` ... `critical` | `notice` |
+    ///
+    /// - Throws: ``ConfigurationError`` naming the first key at fault.
+    init(layers: LayeredConfiguration, environment: [String: String]) throws(ConfigurationError) {
+        let values = layers.keys
+        try mqtt.read(values, environment: environment)
+        if let prefix = try values.value("topic-prefix", { text throws(ActivityError) in try TopicPrefix(text) }) {
+            topicPrefix = prefix
+        }
+        if let layout = try values.choice("board.layout", BoardLayout.allCases.map { ($0.rawValue, $0) }) {
+            self.layout = layout
+        }
+        if let level = try values.choice("log-level", Logger.Level.allCases.map { ($0.rawValue, $0) }) {
+            logLevel = level
+        }
+    }
+
+    /// Reads and checks the configuration from flags (by dotted key), the environment and a file.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the key, file or variable at fault.
+    static func load(
+        flags: [String: String], file: String?, environment: [String: String], defaultFile: String = defaultFilePath
+    ) async throws(ConfigurationError) -> AggregatorConfiguration {
+        let layers = try await LayeredConfiguration(
+            flags: flags, file: file, environment: environment, defaultFile: defaultFile, schema: schema)
+        return try AggregatorConfiguration(layers: layers, environment: environment)
+    }
+}

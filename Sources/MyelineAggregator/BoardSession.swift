@@ -1,0 +1,109 @@
+import Board
+import Foundation
+import LiveActivity
+import Logging
+import MQTT
+import Synchronization
+
+/// The board's shared state: the fleet, the view and the bootstrap, fed by the subscription and read
+/// by the presenter. Messages are decoded outside the lock, so a frame never waits for JSON.
+final class BoardSession: Sendable {
+    /// At most this many topics are remembered for "log once per topic"; beyond it rejections are only counted.
+    static let loggedTopicLimit = 10_000
+
+    struct State {
+        var fleet = Fleet()
+        var view = BoardView()
+        var bootstrap = Bootstrap()
+        var loggedTopics: Set<String> = []
+        var lastRetainedAt: Date?
+        var connection: String? = "connecting to the broker…"
+        /// Changes since the presenter last took them, for `--follow --json`.
+        var changes: [Fleet.Change] = []
+        var recordsChanges = false
+    }
+
+    let decoder: BoardDecoder
+    let syncTopic: String
+    let clock: any WallClock
+    let logger: Logger
+    private let state: Mutex<State>
+
+    init(topics: TopicTree, syncTopic: String, clock: any WallClock, logger: Logger, recordsChanges: Bool = false) {
+        self.decoder = BoardDecoder(topics: topics)
+        self.syncTopic = syncTopic
+        self.clock = clock
+        self.logger = logger
+        var initial = State()
+        initial.recordsChanges = recordsChanges
+        self.state = Mutex(initial)
+    }
+
+    /// Applies one received message.
+    func ingest(_ message: MQTTMessage) {
+        if message.topic == syncTopic {
+            complete(reason: "the sync message came back")
+            return
+        }
+        if message.topic == Bootstrap.brokerRetainedCountTopic {
+            state.withLock { $0.bootstrap.noteBrokerRetainedCount(message.payload) }
+            return
+        }
+        let input = decoder.decode(topic: message.topic, payload: message.payload)
+        let now = clock.now
+        let firstRejection: BoardInput.Rejection? = state.withLock { state in
+            if message.retain {
+                state.bootstrap.noteRetained()
+                state.lastRetainedAt = now
+            }
+            let change = state.fleet.apply(input, now: now)
+            if state.recordsChanges, change != .unchanged { state.changes.append(change) }
+            guard case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
+                state.loggedTopics.insert(rejection.topic).inserted
+            else { return nil }
+            return rejection
+        }
+        if let firstRejection {
+            logger.debug(
+                "Ignored a message that is not Myeline's",
+                metadata: ["mqtt.topic": "\(firstRejection.topic)", "board.reason": "\(firstRejection.reason)"])
+        }
+    }
+
+    /// Ends the bootstrap when no retained message came for `quiet` after `subscribedAt`, or `limit`
+    /// after it in any case.
+    func completeIfQuiet(subscribedAt: Date, quiet: TimeInterval, limit: TimeInterval) {
+        let now = clock.now
+        let idle = state.withLock { now.timeIntervalSince($0.lastRetainedAt ?? subscribedAt) >= quiet }
+        if idle { complete(reason: "no retained message for \(quiet) s") }
+        if now.timeIntervalSince(subscribedAt) >= limit { complete(reason: "\(limit) s since subscribing") }
+    }
+
+    private func complete(reason: String) {
+        let bootstrap: Bootstrap? = state.withLock { state in
+            guard !state.bootstrap.isComplete else { return nil }
+            state.bootstrap.complete()
+            return state.bootstrap
+        }
+        guard let bootstrap else { return }
+        logger.info(
+            "Retained bootstrap complete",
+            metadata: ["board.retained": "\(bootstrap.retainedReceived)", "board.reason": "\(reason)"])
+        if let warning = bootstrap.warning {
+            logger.warning("Retained bootstrap truncated: \(warning)")
+        }
+    }
+
+    /// Sets the connection line of the header; `nil` when connected.
+    func setConnection(_ text: String?) {
+        state.withLock { $0.connection = text }
+    }
+
+    /// Runs `body` on the state, under the lock.
+    func withState<R>(_ body: (inout State) -> R) -> R {
+        state.withLock { body(&$0) }
+    }
+
+    /// Whether the bootstrap is over.
+    var isBootstrapComplete: Bool { state.withLock { $0.bootstrap.isComplete } }
+}

@@ -1,0 +1,185 @@
+import Board
+import Foundation
+import LiveActivity
+
+/// How the board is shown: what `--once`, `--json` and `--follow` chose.
+enum Presentation: Hashable, Sendable {
+    /// The live full-screen board.
+    case board
+    /// The board printed once the retained state has arrived.
+    case once
+    /// One JSON object per activity, once the retained state has arrived.
+    case onceJSON
+    /// Every change as a JSON line, from the bootstrap on.
+    case followJSON
+}
+
+/// The settings a presenter draws with.
+struct Display: Sendable {
+    var layout: BoardLayout
+    var colours: Bool
+    var header: String
+
+    /// Colours unless `NO_COLOR` is set (to anything) or standard output is not a terminal.
+    static func coloursWanted(environment: [String: String]) -> Bool {
+        environment["NO_COLOR"] == nil && Terminal.isInteractive
+    }
+}
+
+extension BoardSession {
+    /// The header as it stands.
+    func header(_ source: String) -> BoardHeader {
+        withState { BoardHeader(source: source, connection: $0.connection, warning: $0.bootstrap.warning) }
+    }
+
+    /// Prints the board once, at the terminal's width (120 columns when not a terminal) and tall enough
+    /// for every row.
+    func printOnce(_ display: Display) {
+        let now = clock.now
+        let columns = Terminal.size()?.columns ?? 120
+        let header = self.header(display.header)
+        let text = withState { state -> String in
+            let rowCount = state.fleet.rows.count
+            let lines: Int =
+                switch display.layout {
+                case .compact: FrameRenderer.headerLines + rowCount
+                case .expanded: FrameRenderer.headerLines + rowCount * FrameRenderer.cardLines
+                case .minimal: 1
+                }
+            let renderer = FrameRenderer(
+                layout: display.layout, columns: columns, lines: lines, colours: display.colours)
+            return renderer.render(state.fleet, view: &state.view, header: header, now: now)
+                .map { $0.trimmingTrailingSpaces }.joined(separator: "\n") + "\n"
+        }
+        Terminal.write(text)
+    }
+
+    /// Prints one JSON line per activity, by relevance then device.
+    func printJSON() {
+        let now = clock.now
+        let text = withState { state -> String in
+            BoardView.order(state.fleet, sort: .relevance, filter: "", now: now)
+                .compactMap { state.fleet.rows[$0] }
+                .map { BoardJSON.row($0, fleet: state.fleet, now: now) + "\n" }
+                .joined()
+        }
+        Terminal.write(text)
+    }
+
+    /// Removes the rows past their dismissal date; done once a second, whatever the presentation.
+    func removeDismissed() {
+        let now = clock.now
+        withState { state in
+            for key in state.fleet.removeDismissed(now: now) where state.recordsChanges {
+                state.changes.append(.removed(key))
+            }
+        }
+    }
+
+    /// Streams every change as a JSON line until cancelled: rows added, updated and removed, status
+    /// changes, and rows whose state changed with time (stale).
+    func follow(tick: Duration = .milliseconds(100)) async throws {
+        var lastStates: [ActivityKey: RowState] = [:]
+        var lastSecond = 0
+        var reportedWarning = false
+        while true {
+            let now = clock.now
+            let second = Int(now.timeIntervalSince1970)
+            let text = withState { state -> String in
+                var lines: [String] = []
+                let changes = state.changes
+                state.changes = []
+                for change in changes {
+                    switch change {
+                    case .updated(let key):
+                        guard let row = state.fleet.rows[key] else { continue }
+                        let rowState = state.fleet.state(of: row, at: now)
+                        lastStates[key] = rowState
+                        lines.append(BoardJSON.row(row, fleet: state.fleet, now: now, change: "updated"))
+                    case .removed(let key):
+                        lastStates[key] = nil
+                        lines.append(BoardJSON.removed(key))
+                    case .status(let device):
+                        lines.append(BoardJSON.status(device, fleet: state.fleet))
+                        for key in state.fleet.activities(of: device) {
+                            guard let row = state.fleet.rows[key] else { continue }
+                            lastStates[key] = state.fleet.state(of: row, at: now)
+                            lines.append(BoardJSON.row(row, fleet: state.fleet, now: now, change: "state"))
+                        }
+                    case .rejected, .unchanged:
+                        continue
+                    }
+                }
+                if second != lastSecond {
+                    for (key, row) in state.fleet.rows {
+                        let rowState = state.fleet.state(of: row, at: now)
+                        if lastStates[key] != rowState {
+                            lastStates[key] = rowState
+                            lines.append(BoardJSON.row(row, fleet: state.fleet, now: now, change: "state"))
+                        }
+                    }
+                }
+                if let warning = state.bootstrap.warning, !reportedWarning {
+                    reportedWarning = true
+                    lines.append(BoardJSON.summary(state.fleet, now: now, warning: warning))
+                }
+                return lines.map { $0 + "\n" }.joined()
+            }
+            lastSecond = second
+            if !text.isEmpty { Terminal.write(text) }
+            try await Task.sleep(for: tick)
+        }
+    }
+
+    /// Runs the full-screen board until `q`: redraws at most every `tick` (10 per second), only when the
+    /// fleet, the view, the size or the clock's second changed, writing only the lines that differ.
+    func runBoard(_ display: Display, tick: Duration = .milliseconds(100)) async throws {
+        try await Terminal.withFullScreen { keyboard in
+            var keyDecoder = KeyDecoder()
+            var previous: [String]?
+            var previousSize: (columns: Int, lines: Int)?
+            var drawn: (revision: Int, second: Int, columns: Int, lines: Int)?
+            while true {
+                let size = Terminal.size() ?? (120, 40)
+                let renderer = FrameRenderer(
+                    layout: display.layout, columns: size.columns, lines: size.lines, colours: display.colours)
+                let keys = keyDecoder.decode(keyboard.take())
+                let now = clock.now
+                let second = Int(now.timeIntervalSince1970)
+                let header = self.header(display.header)
+                let outcome = withState { state -> (quit: Bool, frame: [String]?) in
+                    for key in keys {
+                        let rows = state.view.orderedKeys(state.fleet, now: now).count
+                        if state.view.handle(key, pageSize: renderer.pageSize, rowCount: rows) == .quit {
+                            return (true, nil)
+                        }
+                    }
+                    let revision = state.fleet.revision
+                    if keys.isEmpty, let drawn, drawn == (revision, second, size.columns, size.lines) {
+                        return (false, nil)
+                    }
+                    drawn = (revision, second, size.columns, size.lines)
+                    return (false, renderer.render(state.fleet, view: &state.view, header: header, now: now))
+                }
+                if outcome.quit { return }
+                if let frame = outcome.frame {
+                    let sameSize = previousSize.map { $0 == size } ?? false
+                    if !sameSize, previous != nil { Terminal.write("\u{1B}[2J") }
+                    let update = FrameDiff.update(from: sameSize ? previous : nil, to: frame)
+                    if !update.isEmpty { Terminal.write(update) }
+                    previous = frame
+                    previousSize = size
+                }
+                try await Task.sleep(for: tick)
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSpaces: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

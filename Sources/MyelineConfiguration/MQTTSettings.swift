@@ -1,0 +1,198 @@
+import MQTT
+
+/// The broker connection settings (the `mqtt.*` keys) every Myeline executable reads; the password
+/// itself is never held here, only where to read it from.
+public struct MQTTSettings: Hashable, Sendable {
+    /// The environment variable that may hold the broker password (the other place is a password file).
+    public static let passwordVariable = "MYELINE_MQTT_PASSWORD"
+
+    /// The `mqtt.*` keys, in the order reports print them.
+    public static let keys: [ConfigurationKey] = [
+        ConfigurationKey("mqtt.broker", flag: "--broker"),
+        ConfigurationKey("mqtt.client-id"),
+        ConfigurationKey("mqtt.keepalive"),
+        ConfigurationKey("mqtt.protocol"),
+        ConfigurationKey("mqtt.username"),
+        ConfigurationKey("mqtt.password-file"),
+        ConfigurationKey("mqtt.tls.ca-file"),
+        ConfigurationKey("mqtt.tls.cert-file"),
+        ConfigurationKey("mqtt.tls.key-file"),
+        ConfigurationKey("mqtt.reconnect.initial-delay"),
+        ConfigurationKey("mqtt.reconnect.max-delay"),
+    ]
+
+    /// The broker URL (`mqtt.broker`); `mqtt://localhost` (port 1883) by default.
+    public var broker = BrokerAddress(.tcp(host: "localhost", port: BrokerAddress.defaultTCPPort))
+    /// The MQTT client id (`mqtt.client-id`); each executable has its own default.
+    public var clientID: String
+    /// The keep-alive interval (`mqtt.keepalive`), whole seconds 5...65535; 30 s by default.
+    public var keepAlive: Duration = .seconds(30)
+    /// The protocol version (`mqtt.protocol`), `5` or `3.1.1`; `5` by default.
+    public var protocolVersion: MQTTProtocolVersion = .v5
+    /// The username (`mqtt.username`); none (anonymous) by default.
+    public var username: String?
+    /// Where the password comes from: `mqtt.password-file`, else `MYELINE_MQTT_PASSWORD` if set; none by default.
+    public var password: PasswordSource?
+    /// TLS files (`mqtt.tls.ca-file`, `mqtt.tls.cert-file`, `mqtt.tls.key-file`); none by default.
+    public var tls = MQTTTLSConfiguration()
+    /// Reconnection delays (`mqtt.reconnect.initial-delay`, `mqtt.reconnect.max-delay`); 1 s to 60 s by default.
+    public var reconnect = ReconnectBackoff()
+
+    /// Creates the default settings with a client id.
+    public init(clientID: String) {
+        self.clientID = clientID
+    }
+
+    /// The MQTT client's configuration, with the password already read (or `nil` without credentials).
+    public func clientConfiguration(password: String?) -> MQTTConfiguration {
+        MQTTConfiguration(
+            broker: broker, clientID: clientID, keepAlive: keepAlive, protocolVersion: protocolVersion,
+            credentials: username.map { MQTTCredentials(username: $0, password: password) }, tls: tls,
+            reconnect: reconnect)
+    }
+
+    /// Reads every `mqtt.*` key that is set over these settings, and checks them together.
+    ///
+    /// | Key | Type | Default |
+    /// |---|---|---|
+    /// | `mqtt.broker` | `mqtt://HOST[:PORT]`, `mqtts://HOST[:PORT]`, `unix:/PATH` | `mqtt://localhost` |
+    /// | `mqtt.client-id` | string, 1-65535 bytes | per executable |
+    /// | `mqtt.keepalive` | whole seconds, 5...65535 | `30` |
+    /// | `mqtt.protocol` | `5` or `3.1.1` | `5` |
+    /// | `mqtt.username` | string | none (anonymous) |
+    /// | `mqtt.password-file` | path | none (then `MYELINE_MQTT_PASSWORD`, if set) |
+    /// | `mqtt.tls.ca-file` | path | none (system CAs with `mqtts://`) |
+    /// | `mqtt.tls.cert-file` | path | none |
+    /// | `mqtt.tls.key-file` | path | none |
+    /// | `mqtt.reconnect.initial-delay` | seconds, > 0 | `1` |
+    /// | `mqtt.reconnect.max-delay` | seconds, ≥ initial delay | `60` |
+    ///
+    /// - Throws: ``ConfigurationError`` naming the first key at fault.
+    public mutating func read(_ values: KeyReader, environment: [String: String]) throws(ConfigurationError) {
+        if let broker = try values.value("mqtt.broker", { text throws(MQTTError) in try BrokerAddress(parsing: text) })
+        {
+            self.broker = broker
+        }
+        if let clientID = try values.string("mqtt.client-id") { self.clientID = clientID }
+        if let keepAlive = try values.integer("mqtt.keepalive", in: 5...65_535, unit: "seconds") {
+            self.keepAlive = .seconds(keepAlive)
+        }
+        if let version = try values.choice("mqtt.protocol", MQTTProtocolVersion.allCases.map { ($0.rawValue, $0) }) {
+            protocolVersion = version
+        }
+        username = try values.string("mqtt.username")
+        if let file = try values.string("mqtt.password-file") {
+            password = .file(file)
+        } else if environment[Self.passwordVariable] != nil {
+            password = .environment(Self.passwordVariable)
+        }
+        if password != nil, username == nil {
+            throw ConfigurationError(
+                key: "mqtt.username",
+                "a password is set (\(password.map(Self.describe) ?? "")) but no username: set mqtt.username")
+        }
+        tls.caFile = try values.string("mqtt.tls.ca-file")
+        tls.certificateFile = try values.string("mqtt.tls.cert-file")
+        tls.keyFile = try values.string("mqtt.tls.key-file")
+        if (tls.certificateFile == nil) != (tls.keyFile == nil) {
+            let missing = tls.certificateFile == nil ? "mqtt.tls.cert-file" : "mqtt.tls.key-file"
+            throw ConfigurationError(
+                key: missing, "a client certificate needs both mqtt.tls.cert-file and mqtt.tls.key-file: set \(missing)"
+            )
+        }
+        if let initial = try values.number("mqtt.reconnect.initial-delay", in: 0.001...3600, unit: "seconds") {
+            reconnect.initialDelay = .seconds(initial)
+        }
+        if let maximum = try values.number("mqtt.reconnect.max-delay", in: 0.001...86_400, unit: "seconds") {
+            reconnect.maximumDelay = .seconds(maximum)
+        }
+        do {
+            try clientConfiguration(password: nil).validate()
+        } catch {
+            throw ConfigurationError(key: key(for: error.message), source: nil, error.message)
+        }
+    }
+
+    /// Reads the password, if one is configured; it is never logged.
+    ///
+    /// - Throws: ``ConfigurationError`` naming `mqtt.password-file` or the variable when it cannot be read.
+    public func loadPassword(environment: [String: String]) throws(ConfigurationError) -> String? {
+        guard let password else { return nil }
+        do {
+            return try password.load(environment: environment)
+        } catch {
+            let key = if case .file = password { "mqtt.password-file" } else { Self.passwordVariable }
+            throw ConfigurationError(key: key, error.message)
+        }
+    }
+
+    /// The report rows of the `mqtt.*` keys and the password (masked): key, value, source.
+    ///
+    /// - Parameter clientIDDefault: what the default client id is derived from, such as `device.id`.
+    public func reportRows(sources: ValueSources, clientIDDefault: String) -> [(
+        key: String, value: String, source: String
+    )] {
+        func row(_ key: String, _ value: String?, derived: String = "default") -> (String, String, String) {
+            (key, value ?? "(none)", sources.source(of: key) ?? derived)
+        }
+        let passwordRow: (String, String, String) =
+            switch password {
+            case nil: ("mqtt.password", "(none)", "default")
+            case .file(let path)?: ("mqtt.password", "********", path)
+            case .environment(let name)?: ("mqtt.password", "********", name)
+            }
+        return [
+            row("mqtt.broker", broker.description),
+            row("mqtt.client-id", clientID, derived: clientIDDefault),
+            row("mqtt.keepalive", "\(keepAlive.components.seconds) s"),
+            row("mqtt.protocol", protocolVersion.rawValue),
+            row("mqtt.username", username),
+            row("mqtt.password-file", { if case .file(let path)? = password { path } else { nil } }()),
+            passwordRow,
+            row("mqtt.tls.ca-file", tls.caFile),
+            row("mqtt.tls.cert-file", tls.certificateFile),
+            row("mqtt.tls.key-file", tls.keyFile),
+            row("mqtt.reconnect.initial-delay", "\(ConfigurationFormat.seconds(reconnect.initialDelay)) s"),
+            row("mqtt.reconnect.max-delay", "\(ConfigurationFormat.seconds(reconnect.maximumDelay)) s"),
+        ]
+    }
+
+    /// How a password source is shown: the file's path or the variable's name, never the password.
+    static func describe(_ source: PasswordSource) -> String {
+        switch source {
+        case .file(let path): "file \(path)"
+        case .environment(let name): "variable \(name)"
+        }
+    }
+
+    /// The key an `MQTTConfiguration.validate()` message is about.
+    private func key(for message: String) -> String {
+        if message.contains("client id") { return "mqtt.client-id" }
+        if message.contains("keep-alive") { return "mqtt.keepalive" }
+        if message.contains("TLS") {
+            if tls.caFile != nil { return "mqtt.tls.ca-file" }
+            return "mqtt.tls.cert-file"
+        }
+        if message.contains("reconnect") { return "mqtt.reconnect.max-delay" }
+        return "mqtt"
+    }
+}
+
+/// A configuration report: one line per key with its value and where the value came from.
+public enum ConfigurationTable {
+    /// The rows as aligned columns under a `KEY VALUE SOURCE` header line, ending with a newline.
+    public static func text(_ rows: [(key: String, value: String, source: String)]) -> String {
+        let all = [("KEY", "VALUE", "SOURCE")] + rows
+        let keyWidth = all.map(\.0.count).max()!
+        let valueWidth = all.map(\.1.count).max()!
+        return all.map { key, value, source in
+            key.padding(keyWidth) + "  " + value.padding(valueWidth) + "  " + source
+        }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

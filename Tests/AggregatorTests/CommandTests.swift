@@ -1,0 +1,125 @@
+import ArgumentParser
+import Board
+import Foundation
+import MyelineConfiguration
+import TestSupport
+import Testing
+
+@testable import MyelineAggregator
+
+/// The command line and the configuration: help, precedence, and mistakes that name their key.
+struct CommandTests {
+    @Test func help() {
+        #expect(
+            AggregatorCommand.helpMessage(columns: 80) == """
+                OVERVIEW: Show a live board of every Myeline tracker's activities.
+
+                Subscribes to the status and activity topics of every device under a topic
+                prefix and shows them as a live board in the terminal. See docs/topics.md for
+                the topics and payloads and docs/aggregator.md for the board, its keys and its
+                configuration.
+
+                USAGE: myeline-aggregator [--config <file>] [--broker <url>] [--prefix <prefix>] [--layout <layout>] [--log-level <level>] [--once] [--json] [--follow]
+
+                OPTIONS:
+                  --config <file>         The YAML configuration file (default:
+                                          /etc/myeline/aggregator.yaml, if it exists).
+                  --broker <url>          The broker URL (mqtt.broker), such as
+                                          mqtts://broker:8883.
+                  --prefix <prefix>       The topic prefix (topic-prefix).
+                  --layout <layout>       compact, expanded or minimal (board.layout).
+                  --log-level <level>     The lowest level logged to stderr (log-level): trace
+                                          ... critical.
+                  --once                  Wait for the retained state, print the board (or JSON
+                                          with --json) and exit.
+                  --json                  Print one JSON object per activity instead of a table
+                                          (with --once or --follow).
+                  --follow                With --json: print every change as a JSON line until
+                                          stopped.
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                """)
+    }
+
+    @Test(arguments: [
+        ([], Presentation.board),
+        (["--once"], .once),
+        (["--once", "--json"], .onceJSON),
+        (["--json"], .onceJSON),
+        (["--follow", "--json"], .followJSON),
+    ])
+    func presentations(arguments: [String], expected: Presentation) throws {
+        #expect(try AggregatorCommand.parse(arguments).presentation == expected)
+    }
+
+    @Test(arguments: [["--follow"], ["--follow", "--json", "--once"]])
+    func contradictoryModesAreUsageErrors(arguments: [String]) {
+        let error = #expect(throws: (any Error).self) { try AggregatorCommand.parseAsRoot(arguments) }
+        #expect(AggregatorCommand.exitCode(for: error!) == .validationFailure)
+    }
+
+    /// Flags beat variables, variables beat the file, the file beats defaults.
+    @Test func precedence() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = "\(directory)/aggregator.yaml"
+            try "mqtt:\n  broker: mqtt://file\ntopic-prefix: file\nboard:\n  layout: expanded\nlog-level: debug\n"
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let environment = ["MYELINE_TOPIC_PREFIX": "env", "MYELINE_BOARD_LAYOUT": "minimal"]
+            let command = try AggregatorCommand.parse(["--config", file, "--layout", "compact"])
+            let (configuration, password) = try await command.load(environment: environment)
+            #expect(configuration.mqtt.broker.description == "mqtt://file:1883")
+            #expect(configuration.topicPrefix.rawValue == "env")
+            #expect(configuration.layout == .compact)
+            #expect(configuration.logLevel == .debug)
+            #expect(password == nil)
+            let defaults = try await AggregatorCommand.parse([]).load(
+                environment: [:], defaultFile: "\(directory)/none")
+            #expect(defaults.0.layout == .compact && defaults.0.topicPrefix.rawValue == "myeline")
+            #expect(defaults.0.mqtt.clientID.hasPrefix("myeline-aggregator-"))
+        }
+    }
+
+    /// Mistakes name the key (exit status 64), with a hint for typos.
+    @Test(arguments: [
+        (
+            ["--layout", "wide"], [:], "",
+            "board.layout (from --layout): invalid value \"wide\": use one of compact, expanded, minimal"
+        ),
+        (["--broker", "http://x"], [:], "", "mqtt.broker (from --broker)"),
+        (
+            [], ["MYELINE_BORAD_LAYOUT": "compact"], "",
+            "MYELINE_BORAD_LAYOUT: is not a configuration variable: did you mean MYELINE_BOARD_LAYOUT?"
+        ),
+        (
+            [], [:], "board:\n  layuot: compact\n",
+            "board.layuot (from FILE (line 2)): is not a configuration key: did you mean board.layout?"
+        ),
+        ([], [:], "mqtt:\n  password: x\n", "mqtt.password (from FILE (line 2)): the password never goes in this file"),
+        ([], ["MYELINE_MQTT_PASSWORD": "x"], "", "mqtt.username: a password is set"),
+        (["--prefix", "a//b"], [:], "", "topic-prefix (from --prefix)"),
+    ])
+    func mistakesNameTheirKey(arguments: [String], environment: [String: String], yaml: String, message: String)
+        async throws
+    {
+        try await withTemporaryDirectory { directory in
+            let file = "\(directory)/aggregator.yaml"
+            try (yaml.isEmpty ? "{}\n" : yaml).write(toFile: file, atomically: true, encoding: .utf8)
+            let command = try AggregatorCommand.parse(arguments + ["--config", file])
+            let error = await #expect(throws: ValidationError.self) { try await command.load(environment: environment) }
+            #expect(AggregatorCommand.exitCode(for: error!) == .validationFailure)
+            let text = error?.message.replacingOccurrences(of: file, with: "FILE") ?? ""
+            #expect(text.hasPrefix(message), "\(text)")
+        }
+    }
+
+    /// The example file names every key.
+    @Test func theExampleFileMentionsEveryKey() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/aggregator.example.yaml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for key in AggregatorConfiguration.schema.keys {
+            #expect(text.contains("\(key.name.split(separator: ".").last!):"), "\(key.name)")
+        }
+    }
+}
