@@ -259,11 +259,20 @@ extension Outbox {
         }
 
         func peek(max: Int) throws(AgentStoreError) -> [OutboxRecord] {
+            try records(from: head, max: max)
+        }
+
+        func newest(max: Int) throws(AgentStoreError) -> [OutboxRecord] {
+            try records(from: tail - UInt64(Swift.min(Swift.max(0, max), count)), max: max)
+        }
+
+        /// Up to `max` undelivered records from index `start` (at least ``head``) on, in order.
+        private func records(from start: UInt64, max: Int) throws(AgentStoreError) -> [OutboxRecord] {
             try checkOpen()
-            let limit = Swift.min(Swift.max(0, max), count)
+            let limit = Swift.min(Swift.max(0, max), Int(tail - start))
             var result: [OutboxRecord] = []
             result.reserveCapacity(limit)
-            var index = head
+            var index = start
             for segment in segments where segment.end > index && result.count < limit {
                 let first = Int(index - segment.base)
                 let last = Swift.min(segment.offsets.count, first + limit - result.count)

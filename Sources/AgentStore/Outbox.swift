@@ -89,6 +89,15 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// The newest `max` undelivered records (fewer when there are fewer), oldest of them first,
+    /// without removing them: what was appended last, for a restart to find the highest sequence
+    /// number it handed over. Blocks on I/O.
+    ///
+    /// - Throws: `AgentStoreError` with `.io` or `.closed`.
+    public func newest(max: Int) throws(AgentStoreError) -> [OutboxRecord] {
+        try state.withLock { (state) throws(AgentStoreError) in try state.newest(max: max) }
+    }
+
     /// Up to `max` undelivered records, oldest first, without removing them. Blocks on I/O.
     ///
     /// - Throws: `AgentStoreError` with `.io` or `.closed`.

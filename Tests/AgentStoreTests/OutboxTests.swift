@@ -218,6 +218,25 @@ struct OutboxTests {
         }
     }
 
+    @Test("newest(max:) gives the last undelivered records, across segments, oldest of them first")
+    func newest() throws {
+        try withTemporaryDirectory { directory in
+            let configuration = OutboxConfiguration(segmentRecordLimit: 3)
+            try Outbox.withOutbox(
+                directory: directory + "/outbox", configuration: configuration, logger: LogRecorder().logger
+            ) {
+                outbox throws in
+                #expect(try outbox.newest(max: 5).isEmpty)
+                try outbox.append(contentsOf: (0..<8).map { (topic, payload($0)) })
+                #expect(try outbox.newest(max: 5).map(\.payload) == (3..<8).map(payload))
+                #expect(try outbox.newest(max: 5).map(\.index) == Array(3..<8))
+                try outbox.acknowledge(through: 5)
+                #expect(try outbox.newest(max: 5).map(\.payload) == (6..<8).map(payload), "delivered ones are not")
+                #expect(try outbox.newest(max: 0).isEmpty)
+            }
+        }
+    }
+
     @Test("Delivered segments are deleted and the order is kept across segments")
     func compaction() throws {
         try withTemporaryDirectory { directory in

@@ -394,6 +394,10 @@ struct AgentIntentCommandIntegrationTests {
                 let activity = try #require(
                     started.standardOutput.firstMatch(of: /van-7: start ok \(activity ([a-z0-9-]+)\)/)?.1)
                 #expect(try await cli(["pause"]).status == 0)
+                // The result comes when the agent has paused the trip; its envelope follows.
+                try await observer.waitForLine(description: "the paused envelope") {
+                    $0.contains("/activities/\(activity)|") && $0.contains("\"paused\":true")
+                }
                 let refused = try await cli(["resume", "--activity", "no-such-trip"])
                 #expect(refused.status == 1)
                 #expect(refused.standardError.contains("no running activity \"no-such-trip\" on this device"))

@@ -71,11 +71,18 @@ struct AgentController {
     /// trip totals (and no location until the next fix); ended ones are cleared at their dismissal date.
     mutating func resumeSaved() async {
         let directory = activitiesDirectory
-        let logger = logger
+        let (logger, outbox) = (logger, outbox)
+        // The last batch's points may be in the outbox without their trip's state (a crash
+        // between the two writes): their seqs count too.
+        let lastBatch = InputQueue.defaultCapacity * configuration.activity.maximumActivities
         let saved: [PersistedActivity<LocationActivityAttributes>]
+        let newest: [OutboxRecord]
         do {
-            saved = try await blocking.run {
-                try ActivityStateStore<LocationActivityAttributes>.loadAll(directory: directory, logger: logger)
+            (saved, newest) = try await blocking.run {
+                (
+                    try ActivityStateStore<LocationActivityAttributes>.loadAll(directory: directory, logger: logger),
+                    try outbox.newest(max: lastBatch)
+                )
             }
         } catch {
             logger.error("Cannot read the saved activities", metadata: ["error": "\(error)"])
@@ -93,6 +100,10 @@ struct AgentController {
                 clears[record.activityID] = dismissal
                 continue
             }
+            let trackTopic = topics.track(device: device, activityID: record.activityID)
+            let trackSeq = newest.filter { $0.topic == trackTopic }.compactMap {
+                try? WireCodec.decode(TrackPoint.self, from: Data($0.payload)).seq
+            }.reduce(record.trackSeq, max)
             let now = clock.now
             let snapshot = try? JSONDecoder().decode(TripAccumulator.Snapshot.self, from: record.tripTotals)
             var tracker = Tracker(
@@ -101,12 +112,12 @@ struct AgentController {
             do {
                 let activity = try center.resume(
                     attributes: record.attributes, content: content, id: record.activityID, lastSeq: record.lastSeq)
-                await launch(activity, tracker: tracker, lastSeq: record.lastSeq + 1, trackSeq: record.trackSeq)
+                await launch(activity, tracker: tracker, lastSeq: record.lastSeq + 1, trackSeq: trackSeq)
                 logger.info(
                     "Activity resumed",
                     metadata: [
                         "myeline.activity": "\(record.activityID)", "myeline.seq": "\(record.lastSeq + 1)",
-                        "myeline.trackSeq": "\(record.trackSeq)",
+                        "myeline.trackSeq": "\(trackSeq)",
                     ])
             } catch {
                 logger.error(
@@ -216,8 +227,9 @@ struct AgentController {
         }
     }
 
-    /// Saves every changed trip and appends the batch's track points to the outbox (one flush
-    /// each), then publishes the pending contents.
+    /// Appends the batch's track points to the outbox and saves every changed trip (one flush
+    /// each), then publishes the pending contents. The drainer reads the outbox on the same
+    /// serial queue, so no point of the batch is published before its trip's state is saved.
     private mutating func flush(_ points: inout [(topic: String, payload: [UInt8])]) async {
         let now = clock.now
         var records: [(ActivityStateStore<LocationActivityAttributes>, PersistedActivity<LocationActivityAttributes>)] =
@@ -234,9 +246,11 @@ struct AgentController {
         points = []
         if !records.isEmpty || !batch.isEmpty {
             let (outbox, records) = (outbox, records)
+            // Points first: after a crash between the two, a restart finds the points' seqs in the
+            // outbox (`resumeSaved`), while a state saved first would have its points lost.
             let failure: String? = await blocking.runCollectingFailure {
-                for (store, record) in records { try store.save(record) }
                 if !batch.isEmpty { try outbox.append(contentsOf: batch) }
+                for (store, record) in records { try store.save(record) }
             }
             reportStorage(failure, points: batch.count)
             if !batch.isEmpty { drainer.notify() }

@@ -51,7 +51,10 @@ final class InputQueue: Sendable {
 
     private let state = Mutex(State())
 
-    init(capacity: Int = 1024) {
+    /// The default ``capacity``.
+    static let defaultCapacity = 1024
+
+    init(capacity: Int = defaultCapacity) {
         self.capacity = capacity
     }
 
