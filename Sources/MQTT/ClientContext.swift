@@ -64,6 +64,12 @@ final class ClientContext: Sendable {
 
     var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// Runs `body`, a libmosquitto call that sends, only while connected, and never at the same
+    /// time as the connection state changes (CONNACK, end of a connection); nil when not connected.
+    func whileConnected<R>(_ body: () -> R) -> R? {
+        state.withLock { $0.connected ? body() : nil }
+    }
+
     /// Called by the connect callback on the network thread.
     func didReceiveConnack(reasonCode: Int32, sessionPresent: Bool, handle: OpaquePointer) {
         guard reasonCode == 0 else {

@@ -93,9 +93,10 @@ public final class MQTTClient: Sendable {
     /// Publishes a message.
     ///
     /// - QoS 0 returns once libmosquitto has the message; offline, it throws `.notConnected`.
-    /// - QoS 1 and 2 return once the broker acknowledged the message. Offline, libmosquitto keeps the
-    ///   message in memory and sends it after reconnecting, and this call waits until then.
-    ///   Cancelling the wait does not take the message back.
+    /// - QoS 1 and 2 return once the broker acknowledged the message. Offline, the call waits for
+    ///   the connection and then sends it; cancelling that wait means the message is not sent. A
+    ///   message sent just as the connection is lost stays in libmosquitto's memory and goes out
+    ///   again after the reconnection (cancelling then does not take it back).
     /// - Properties are sent with MQTT 5 only.
     /// - Throws: `MQTTError` (`.invalidTopic`, `.payloadTooLarge`, `.notConnected`, `.publishRefused`
     ///   with the broker's reason, `.clientShutDown`), or `CancellationError`.
@@ -103,7 +104,8 @@ public final class MQTTClient: Sendable {
         _ topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
         properties: MQTTPublishProperties = MQTTPublishProperties()
     ) async throws {
-        guard let mid = try submit(topic, payload: payload, qos: qos, retain: retain, properties: properties) else {
+        guard let mid = try await submit(topic, payload: payload, qos: qos, retain: retain, properties: properties)
+        else {
             return
         }
         try await confirm(mid, topic: topic)
@@ -124,7 +126,7 @@ public final class MQTTClient: Sendable {
         var failure: (any Error)?
         for message in messages {
             do {
-                let mid = try submit(
+                let mid = try await submit(
                     message.topic, payload: message.payload, qos: qos, retain: false, properties: properties)
                 submitted.append((mid, message.topic))
             } catch {
@@ -151,23 +153,48 @@ public final class MQTTClient: Sendable {
     /// nil when none will come (QoS 0, sent or not).
     private func submit(
         _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
-    ) throws -> Int32? {
+    ) async throws -> Int32? {
         try MQTTTopic.validate(publishTopic: topic)
-        var mid: Int32 = 0
-        let rc = try MosquittoProperties.with(properties, protocolVersion: configuration.protocolVersion) {
-            list throws(MQTTError) in
-            payload.withUnsafeBytes { bytes in
-                mosquitto_publish_v5(
-                    handle.pointer, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain, list)
+        while true {
+            var mid: Int32 = 0
+            // Only while connected: a message handed to libmosquitto while its network thread is
+            // inside mosquitto_connect can miss the resend of queued messages and never go out.
+            // Before a connection, QoS 1 and 2 messages wait here and go out once connected.
+            let sent = try MosquittoProperties.with(properties, protocolVersion: configuration.protocolVersion) {
+                list throws(MQTTError) in
+                context.whileConnected {
+                    payload.withUnsafeBytes { bytes in
+                        mosquitto_publish_v5(
+                            handle.pointer, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain,
+                            list)
+                    }
+                }
             }
+            guard let rc = sent else {
+                if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
+                try await awaitConnection()
+                continue
+            }
+            // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
+            // the reconnection.
+            let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && qos != .atMostOnce
+            if qos == .atMostOnce || (rc != MOSQ_ERR_SUCCESS.rawValue && !queuedOffline) {
+                context.ignoreAcknowledgement(of: mid)
+                try MQTTError.check(rc, "cannot publish to \(topic)")
+                return nil
+            }
+            return mid
         }
-        let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && qos != .atMostOnce
-        if qos == .atMostOnce || (rc != MOSQ_ERR_SUCCESS.rawValue && !queuedOffline) {
-            context.ignoreAcknowledgement(of: mid)
-            try MQTTError.check(rc, "cannot publish to \(topic)")
-            return nil
+    }
+
+    /// Returns at the next connection (at once when connected).
+    /// - Throws: `.clientShutDown` when the client shuts down first, or `CancellationError`.
+    private func awaitConnection() async throws {
+        for await event in connectionEvents {
+            if case .connected = event { return }
         }
-        return mid
+        try Task.checkCancellation()
+        throw ClientContext.shutDownError
     }
 
     /// Waits for the broker's acknowledgement of a published message.
@@ -202,7 +229,10 @@ public final class MQTTClient: Sendable {
         }
         for filter in filters {
             var mid: Int32 = 0
-            let rc = mosquitto_subscribe_v5(handle.pointer, &mid, filter, qos.rawValue, 0, nil)
+            // Offline (or connecting), the filters go out with the resubscription at the connection.
+            let rc =
+                context.whileConnected { mosquitto_subscribe_v5(handle.pointer, &mid, filter, qos.rawValue, 0, nil) }
+                ?? MOSQ_ERR_NO_CONN.rawValue
             if rc == MOSQ_ERR_NO_CONN.rawValue { break }
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 continuation.finish()

@@ -465,7 +465,12 @@ struct AgentController {
         let published = await withTimeout(timeout) {
             for task in tasks { _ = await task.value }
         }
-        if !published { logger.warning("Shutting down before the activities' last envelopes were published") }
+        if !published {
+            logger.warning(
+                "Shutting down before the activities' last envelopes were published",
+                metadata: ["myeline.publishers": "\(trips.map { "\($0.id): \($0.publisher.state)" })"])
+            for task in tasks { task.cancel() }
+        }
         for trip in trips {
             if await trip.publisherTask.value { await forget(trip.id) }
         }

@@ -73,7 +73,6 @@ struct AgentService: Service, CustomStringConvertible {
 
         try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
             let drainer = OutboxDrainer(outbox: outbox, blocking: blocking, client: client, logger: logger)
-            let drainTask = Task { await drainer.run() }
             let presence = Presence(
                 client: client, topic: statusTopic, device: device, outbox: outbox, blocking: blocking, clock: clock,
                 logger: logger)
@@ -88,20 +87,23 @@ struct AgentService: Service, CustomStringConvertible {
             }
             let center = ActivityCenter(clock: clock, maximumActivities: configuration.activity.maximumActivities)
             let centerTask = Task { try await center.run() }
-            let inputs = InputQueue()
-            let listeners = try await listen(client: client, topics: topics, inputs: inputs)
             defer {
-                for task in listeners { task.cancel() }
                 presenceTask.cancel()
-                drainTask.cancel()
                 centerTask.cancel()
             }
-
+            let inputs = InputQueue()
+            let listeners = try await listen(client: client, topics: topics, inputs: inputs)
             var controller = AgentController(
                 configuration: configuration, topics: topics, client: client, outbox: outbox, blocking: blocking,
                 drainer: drainer, center: center, inputs: inputs, clock: clock, logger: logger,
                 reportPresence: { await presence.publishOnline() })
+            // Before the drainer starts: the resume reads the seqs of the points still in the outbox.
             await controller.resumeSaved()
+            let drainTask = Task { await drainer.run() }
+            defer {
+                for task in listeners { task.cancel() }
+                drainTask.cancel()
+            }
             if configuration.activity.autostart {
                 await controller.startIfIdle()
             } else {

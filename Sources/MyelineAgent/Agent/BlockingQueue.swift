@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Runs blocking calls (the outbox's file I/O and `fsync`) one at a time on a dedicated thread,
 /// never on Swift's cooperative pool.
@@ -17,19 +18,31 @@ final class BlockingQueue: Sendable {
     }
 }
 
-/// Runs `body` for at most `timeout`; returns whether it finished in time. The body is cancelled otherwise.
+/// Runs `body` for at most `timeout`; returns whether it finished in time. On time-out `body` is
+/// cancelled and left to end by itself: this returns at once, whether or not `body` heeds the
+/// cancellation (awaiting another task's value does not).
 func withTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    await withTaskGroup(of: Bool.self) { group in
-        group.addTask {
-            await body()
-            return true
+    let outcome = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+    let resume: @Sendable (Bool) -> Void = { finished in
+        outcome.withLock { continuation in
+            continuation?.resume(returning: finished)
+            continuation = nil
         }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return false
-        }
-        let first = await group.next() ?? false
-        group.cancelAll()
-        return first
     }
+    var tasks: [Task<Void, Never>] = []
+    let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        outcome.withLock { $0 = continuation }
+        tasks = [
+            Task {
+                await body()
+                resume(true)
+            },
+            Task {
+                try? await Task.sleep(for: timeout)
+                resume(false)
+            },
+        ]
+    }
+    for task in tasks { task.cancel() }
+    return finished
 }

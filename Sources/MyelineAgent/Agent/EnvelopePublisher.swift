@@ -62,6 +62,13 @@ final class EnvelopePublisher: Sendable {
         }
     }
 
+    /// Where publishing stands, for logs: the last seq published, those waiting, the stop seq.
+    var state: String {
+        progress.withLock { progress in
+            "published \(progress.published), waiting \(progress.waiting.map(\.seq)), stop after \(progress.stopAt.map(String.init) ?? "-")"
+        }
+    }
+
     /// Asks ``run(_:)`` to return once event `seq` is published.
     ///
     /// - Returns: whether it is published already (then `run` waits for a next event: cancel it).
