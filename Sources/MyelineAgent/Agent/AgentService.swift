@@ -23,6 +23,8 @@ struct AgentService: Service, CustomStringConvertible {
     /// How long the broker keeps the agent's session (its subscriptions and QoS 2 exchanges in
     /// flight) after a disconnection: a day.
     static let sessionExpiry: Duration = .seconds(86_400)
+    /// How long after the start the agent hands its start-up pages back (``StartupPages``).
+    static let startupDuration: Duration = .seconds(10)
     /// How long a shutdown waits for the outbox to drain and for the last envelopes and `offline`.
     static let drainTimeout: Duration = .seconds(10)
 
@@ -109,6 +111,12 @@ struct AgentService: Service, CustomStringConvertible {
             } else {
                 logger.info("Autostart is off: waiting for a start command")
             }
+            // Start-up is over once the first fixes have gone through the loop.
+            let trim = Task {
+                try? await Task.sleep(for: Self.startupDuration)
+                if !Task.isCancelled { StartupPages.release(logger: logger) }
+            }
+            defer { trim.cancel() }
             let deadline = Deadline(controller.nextDeadline)
             let feeders = [
                 feed(source, into: inputs), tick(inputs, deadline: deadline),
