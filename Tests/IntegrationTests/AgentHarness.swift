@@ -25,6 +25,18 @@ enum AgentHarness {
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
+    /// Runs `body` with a private broker, an observer of its topics (``observer(_:_:)``, killed
+    /// however `body` ends) and a temporary state directory.
+    static func scenario<R>(
+        _ body: (TestBroker, TestProcess, String) async throws -> R
+    ) async throws -> R {
+        try await TestBroker.with { broker in
+            let observer = try await Self.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            return try await withTemporaryDirectory { state in try await body(broker, observer, state) }
+        }
+    }
+
     /// `mosquitto_sub` on every topic under `myeline`, subscribed when this returns; `extra`
     /// arguments such as `-c -i ID` for a persistent session.
     static func observer(_ broker: TestBroker, _ extra: [String] = []) async throws -> TestProcess {

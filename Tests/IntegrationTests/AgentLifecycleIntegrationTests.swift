@@ -14,61 +14,57 @@ struct AgentLifecycleIntegrationTests {
     typealias Message = AgentHarness.Message
 
     @Test func intentsStartPauseResumeReportAndStopActivities() async throws {
-        try await TestBroker.with { broker in
-            let observer = try await AgentHarness.observer(broker)
-            defer { observer.signal(SIGKILL) }
-            try await withTemporaryDirectory { state in
-                let agent = try AgentHarness.agent(
-                    broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
-                defer { agent.signal(SIGKILL) }
-                try await observer.waitForLine(containing: "\"state\":\"online\"")
-                try await CommandSender.with(broker) { sender in
-                    // Nothing runs yet.
-                    let early = try await sender.send(.stop)
-                    #expect(early.error == "no activity is running; start one first")
+        try await AgentHarness.scenario { broker, observer, state in
+            let agent = try AgentHarness.agent(
+                broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
+            defer { agent.signal(SIGKILL) }
+            try await observer.waitForLine(containing: "\"state\":\"online\"")
+            try await CommandSender.with(broker) { sender in
+                // Nothing runs yet.
+                let early = try await sender.send(.stop)
+                #expect(early.error == "no activity is running; start one first")
 
-                    let started = try await sender.send(.start)
-                    #expect(started.ok && started.intent == .start)
-                    let first = try #require(started.activity)
-                    try await observer.waitForLine(containing: "/activities/\(first)|")
-                    // A start while it runs answers with it; `new` asks for a second one.
-                    #expect(try await sender.send(.start).activity == first)
-                    let second = try #require(try await sender.send(.start, new: true).activity)
-                    #expect(second != first)
+                let started = try await sender.send(.start)
+                #expect(started.ok && started.intent == .start)
+                let first = try #require(started.activity)
+                try await observer.waitForLine(containing: "/activities/\(first)|")
+                // A start while it runs answers with it; `new` asks for a second one.
+                #expect(try await sender.send(.start).activity == first)
+                let second = try #require(try await sender.send(.start, new: true).activity)
+                #expect(second != first)
 
-                    #expect(try await sender.send(.pause).activity == second, "the newest by default")
-                    try await observer.waitForLine(description: "a paused envelope of \(second)") {
-                        $0.contains("/activities/\(second)|") && $0.contains("\"paused\":true")
-                    }
-                    #expect(try await sender.send(.resume, activity: second).ok)
-                    let report = try await sender.send(.report, activity: first)
-                    #expect(report.ok && report.activity == first)
-
-                    #expect(try await sender.send(.stop, activity: first).ok)
-                    try await observer.waitForLine(description: "the clearing of \(first)") {
-                        $0.hasPrefix("MSG|") && $0.contains("/activities/\(first)|0|")
-                    }
-                    let again = try await sender.send(.stop, activity: first)
-                    #expect(again.error == "no running activity \"\(first)\" on this device")
-
-                    // Bad input gets a reply saying why, when it has an id to answer.
-                    let unknown = try await sender.sendRaw(
-                        #"{"schema":"myeline.command.v1","id":"bad-1","intent":"fly","timestamp":1}"#, id: "bad-1")
-                    #expect(!unknown.ok && unknown.intent == nil)
-                    #expect(unknown.error?.contains("intent") == true)
-                    try await sender.client.publish(
-                        "myeline/van-7/cmd", payload: Array("not json at all".utf8), qos: .atLeastOnce)
-                    let wrongType = try await sender.sendRaw(
-                        #"{"schema":"myeline.command.v1","id":"bad-2","intent":"stop","timestamp":"noon"}"#,
-                        id: "bad-2")
-                    #expect(wrongType.intent == nil && wrongType.error?.contains("timestamp") == true)
-                    // The agent goes on after all of it.
-                    #expect(try await sender.send(.report).activity == second)
+                #expect(try await sender.send(.pause).activity == second, "the newest by default")
+                try await observer.waitForLine(description: "a paused envelope of \(second)") {
+                    $0.contains("/activities/\(second)|") && $0.contains("\"paused\":true")
                 }
-                agent.signal(SIGTERM)
-                #expect(try await agent.waitForExit() == 0)
-                #expect(agent.output.contains("Refusing a malformed command"))
+                #expect(try await sender.send(.resume, activity: second).ok)
+                let report = try await sender.send(.report, activity: first)
+                #expect(report.ok && report.activity == first)
+
+                #expect(try await sender.send(.stop, activity: first).ok)
+                try await observer.waitForLine(description: "the clearing of \(first)") {
+                    $0.hasPrefix("MSG|") && $0.contains("/activities/\(first)|0|")
+                }
+                let again = try await sender.send(.stop, activity: first)
+                #expect(again.error == "no running activity \"\(first)\" on this device")
+
+                // Bad input gets a reply saying why, when it has an id to answer.
+                let unknown = try await sender.sendRaw(
+                    #"{"schema":"myeline.command.v1","id":"bad-1","intent":"fly","timestamp":1}"#, id: "bad-1")
+                #expect(!unknown.ok && unknown.intent == nil)
+                #expect(unknown.error?.contains("intent") == true)
+                try await sender.client.publish(
+                    "myeline/van-7/cmd", payload: Array("not json at all".utf8), qos: .atLeastOnce)
+                let wrongType = try await sender.sendRaw(
+                    #"{"schema":"myeline.command.v1","id":"bad-2","intent":"stop","timestamp":"noon"}"#,
+                    id: "bad-2")
+                #expect(wrongType.intent == nil && wrongType.error?.contains("timestamp") == true)
+                // The agent goes on after all of it.
+                #expect(try await sender.send(.report).activity == second)
             }
+            agent.signal(SIGTERM)
+            #expect(try await agent.waitForExit() == 0)
+            #expect(agent.output.contains("Refusing a malformed command"))
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
@@ -80,42 +76,38 @@ struct AgentLifecycleIntegrationTests {
     }
 
     @Test func aKilledAgentResumesTheSameActivityAndSequence() async throws {
-        try await TestBroker.with { broker in
-            let observer = try await AgentHarness.observer(broker)
-            defer { observer.signal(SIGKILL) }
-            try await withTemporaryDirectory { state in
-                let first = try AgentHarness.agent(broker, state: state)
-                defer { first.signal(SIGKILL) }
-                // Mid-trip: a few track points are out.
-                try await observer.waitForLine(containing: "\"seq\":5,")
-                try await AgentHarness.kill(first)
-                let before = AgentHarness.messages(observer)
-                let lastEnvelopeMessage = try #require(before.filter(\.isEnvelope).last)
-                let lastEnvelope = try #require(
-                    try? lastEnvelopeMessage.envelope(), "\(lastEnvelopeMessage)\n\(observer.output)")
-                let lastPoint = try #require(try before.filter(\.isTrack).last?.trackPoint())
-                let saved = try #require(try AgentRunIntegrationTests.savedActivities(in: state).first)
-                #expect(saved.activityID == lastEnvelope.header.activity)
-                #expect(saved.lastSeq >= lastEnvelope.header.seq)
-                #expect(saved.trackSeq >= lastPoint.seq)
+        try await AgentHarness.scenario { broker, observer, state in
+            let first = try AgentHarness.agent(broker, state: state)
+            defer { first.signal(SIGKILL) }
+            // Mid-trip: a few track points are out.
+            try await observer.waitForLine(containing: "\"seq\":5,")
+            try await AgentHarness.kill(first)
+            let before = AgentHarness.messages(observer)
+            let lastEnvelopeMessage = try #require(before.filter(\.isEnvelope).last)
+            let lastEnvelope = try #require(
+                try? lastEnvelopeMessage.envelope(), "\(lastEnvelopeMessage)\n\(observer.output)")
+            let lastPoint = try #require(try before.filter(\.isTrack).last?.trackPoint())
+            let saved = try #require(try AgentRunIntegrationTests.savedActivities(in: state).first)
+            #expect(saved.activityID == lastEnvelope.header.activity)
+            #expect(saved.lastSeq >= lastEnvelope.header.seq)
+            #expect(saved.trackSeq >= lastPoint.seq)
 
-                let second = try AgentHarness.agent(broker, state: state, ["--speed", "20", "--loop", "--end-on-exit"])
-                defer { second.signal(SIGKILL) }
-                // The resumed activity's first envelope continues the sequence, on the same topic.
-                let resumedLine = try await observer.waitForLine(description: "the resumed envelope") {
-                    $0.contains("\"seq\":\(saved.lastSeq + 1),") && $0.contains("\"event\":\"update\"")
-                }
-                let resumed = try #require(Message(resumedLine[...])).envelope()
-                #expect(resumed.header.activity == saved.activityID)
-                try await observer.waitForLine(description: "a track point after the restart") {
-                    $0.contains("/track|") && $0.contains("\"seq\":\(saved.trackSeq + 2),")
-                }
-                // No orphan: the broker holds this one activity only.
-                let retained = try await AgentHarness.retainedActivities(broker)
-                #expect(Array(retained.keys) == ["myeline/van-7/activities/\(saved.activityID)"])
-                second.signal(SIGTERM)
-                #expect(try await second.waitForExit() == 0)
+            let second = try AgentHarness.agent(broker, state: state, ["--speed", "20", "--loop", "--end-on-exit"])
+            defer { second.signal(SIGKILL) }
+            // The resumed activity's first envelope continues the sequence, on the same topic.
+            let resumedLine = try await observer.waitForLine(description: "the resumed envelope") {
+                $0.contains("\"seq\":\(saved.lastSeq + 1),") && $0.contains("\"event\":\"update\"")
             }
+            let resumed = try #require(Message(resumedLine[...])).envelope()
+            #expect(resumed.header.activity == saved.activityID)
+            try await observer.waitForLine(description: "a track point after the restart") {
+                $0.contains("/track|") && $0.contains("\"seq\":\(saved.trackSeq + 2),")
+            }
+            // No orphan: the broker holds this one activity only.
+            let retained = try await AgentHarness.retainedActivities(broker)
+            #expect(Array(retained.keys) == ["myeline/van-7/activities/\(saved.activityID)"])
+            second.signal(SIGTERM)
+            #expect(try await second.waitForExit() == 0)
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
@@ -195,34 +187,30 @@ struct AgentLifecycleIntegrationTests {
     }
 
     @Test func aLaterDismissalDateIsHonouredAfterARestart() async throws {
-        try await TestBroker.with { broker in
-            let observer = try await AgentHarness.observer(broker)
-            defer { observer.signal(SIGKILL) }
-            try await withTemporaryDirectory { state in
-                let environment = ["MYELINE_ACTIVITY_DISMISSAL": "after:2"]
-                let first = try AgentHarness.agent(broker, state: state, ["--end-on-exit"], environment: environment)
-                defer { first.signal(SIGKILL) }
-                let start = try await observer.waitForLine(containing: "\"event\":\"start\"")
-                let activity = try #require(Message(start[...])).envelope().header.activity
-                first.signal(SIGTERM)
-                #expect(try await first.waitForExit() == 0)
-                let endLine = try await observer.waitForLine(containing: "\"event\":\"end\"")
-                let end = try #require(Message(endLine[...])).envelope()
-                let dismissal = try #require(end.dismissalDate)
-                // The ended activity waits for its dismissal date on disk, not to be resumed.
-                let waiting = try AgentRunIntegrationTests.savedActivities(in: state)
-                #expect(waiting.map(\.activityID) == [activity])
-                #expect(abs((waiting.first?.dismissalDate ?? .distantPast).timeIntervalSince(dismissal)) < 0.001)
+        try await AgentHarness.scenario { broker, observer, state in
+            let environment = ["MYELINE_ACTIVITY_DISMISSAL": "after:2"]
+            let first = try AgentHarness.agent(broker, state: state, ["--end-on-exit"], environment: environment)
+            defer { first.signal(SIGKILL) }
+            let start = try await observer.waitForLine(containing: "\"event\":\"start\"")
+            let activity = try #require(Message(start[...])).envelope().header.activity
+            first.signal(SIGTERM)
+            #expect(try await first.waitForExit() == 0)
+            let endLine = try await observer.waitForLine(containing: "\"event\":\"end\"")
+            let end = try #require(Message(endLine[...])).envelope()
+            let dismissal = try #require(end.dismissalDate)
+            // The ended activity waits for its dismissal date on disk, not to be resumed.
+            let waiting = try AgentRunIntegrationTests.savedActivities(in: state)
+            #expect(waiting.map(\.activityID) == [activity])
+            #expect(abs((waiting.first?.dismissalDate ?? .distantPast).timeIntervalSince(dismissal)) < 0.001)
 
-                let second = try AgentHarness.agent(
-                    broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
-                defer { second.signal(SIGKILL) }
-                try await observer.waitForLine(containing: "|myeline/van-7/activities/\(activity)|0|")
-                #expect(Date() >= dismissal, "cleared at its dismissal date, not before")
-                second.signal(SIGTERM)
-                #expect(try await second.waitForExit() == 0)
-                #expect(try AgentRunIntegrationTests.savedActivities(in: state).isEmpty)
-            }
+            let second = try AgentHarness.agent(
+                broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
+            defer { second.signal(SIGKILL) }
+            try await observer.waitForLine(containing: "|myeline/van-7/activities/\(activity)|0|")
+            #expect(Date() >= dismissal, "cleared at its dismissal date, not before")
+            second.signal(SIGTERM)
+            #expect(try await second.waitForExit() == 0)
+            #expect(try AgentRunIntegrationTests.savedActivities(in: state).isEmpty)
             await observer.stop()
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
         }
@@ -375,46 +363,42 @@ struct AgentGpsdIntegrationTests {
 @Suite(.timeLimit(.minutes(2)))
 struct AgentIntentCommandIntegrationTests {
     @Test func theSubcommandsDriveARunningAgent() async throws {
-        try await TestBroker.with { broker in
-            let observer = try await AgentHarness.observer(broker)
-            defer { observer.signal(SIGKILL) }
-            try await withTemporaryDirectory { state in
-                let agent = try AgentHarness.agent(
-                    broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
-                defer { agent.signal(SIGKILL) }
-                try await observer.waitForLine(containing: "\"state\":\"online\"")
-                let configuration = try IntentCommandIntegrationTests.emptyConfiguration(in: state)
-                func cli(_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run {
-                    try await IntentCommandIntegrationTests.agent(
-                        arguments + ["--device", "van-7", "--broker", "\(broker.address)", "--config", configuration])
-                }
-
-                let started = try await cli(["start"])
-                #expect(started.status == 0)
-                let activity = try #require(
-                    started.standardOutput.firstMatch(of: /van-7: start ok \(activity ([a-z0-9-]+)\)/)?.1)
-                #expect(try await cli(["pause"]).status == 0)
-                // The result comes when the agent has paused the trip; its envelope follows.
-                try await observer.waitForLine(description: "the paused envelope") {
-                    $0.contains("/activities/\(activity)|") && $0.contains("\"paused\":true")
-                }
-                let refused = try await cli(["resume", "--activity", "no-such-trip"])
-                #expect(refused.status == 1)
-                #expect(refused.standardError.contains("no running activity \"no-such-trip\" on this device"))
-                let report = try await cli(["report", "--json"])
-                #expect(report.status == 0)
-                let lines = report.standardOutput.split(separator: "\n")
-                #expect(lines.count == 3, "result, status, envelope:\n\(report.standardOutput)")
-                let envelope = try WireCodec.decode(
-                    ActivityEnvelope<LocationActivityAttributes>.self, from: Data(try #require(lines.last).utf8))
-                #expect(envelope.header.activity == String(activity))
-                #expect(envelope.content.state.paused)
-                let stopped = try await cli(["stop"])
-                #expect(stopped.status == 0 && stopped.standardOutput.contains(String(activity)))
-                #expect(try await cli(["stop"]).status == 1, "nothing runs any more")
-                agent.signal(SIGTERM)
-                #expect(try await agent.waitForExit() == 0)
+        try await AgentHarness.scenario { broker, observer, state in
+            let agent = try AgentHarness.agent(
+                broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
+            defer { agent.signal(SIGKILL) }
+            try await observer.waitForLine(containing: "\"state\":\"online\"")
+            let configuration = try IntentCommandIntegrationTests.emptyConfiguration(in: state)
+            func cli(_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run {
+                try await IntentCommandIntegrationTests.agent(
+                    arguments + ["--device", "van-7", "--broker", "\(broker.address)", "--config", configuration])
             }
+
+            let started = try await cli(["start"])
+            #expect(started.status == 0)
+            let activity = try #require(
+                started.standardOutput.firstMatch(of: /van-7: start ok \(activity ([a-z0-9-]+)\)/)?.1)
+            #expect(try await cli(["pause"]).status == 0)
+            // The result comes when the agent has paused the trip; its envelope follows.
+            try await observer.waitForLine(description: "the paused envelope") {
+                $0.contains("/activities/\(activity)|") && $0.contains("\"paused\":true")
+            }
+            let refused = try await cli(["resume", "--activity", "no-such-trip"])
+            #expect(refused.status == 1)
+            #expect(refused.standardError.contains("no running activity \"no-such-trip\" on this device"))
+            let report = try await cli(["report", "--json"])
+            #expect(report.status == 0)
+            let lines = report.standardOutput.split(separator: "\n")
+            #expect(lines.count == 3, "result, status, envelope:\n\(report.standardOutput)")
+            let envelope = try WireCodec.decode(
+                ActivityEnvelope<LocationActivityAttributes>.self, from: Data(try #require(lines.last).utf8))
+            #expect(envelope.header.activity == String(activity))
+            #expect(envelope.content.state.paused)
+            let stopped = try await cli(["stop"])
+            #expect(stopped.status == 0 && stopped.standardOutput.contains(String(activity)))
+            #expect(try await cli(["stop"]).status == 1, "nothing runs any more")
+            agent.signal(SIGTERM)
+            #expect(try await agent.waitForExit() == 0)
             await observer.stop()
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
         }
