@@ -1,6 +1,7 @@
 import ArgumentParser
 import Board
 import Foundation
+import MQTT
 import MyelineConfiguration
 import TestSupport
 import Testing
@@ -68,7 +69,7 @@ struct CommandTests {
             let environment = ["MYELINE_TOPIC_PREFIX": "env", "MYELINE_BOARD_LAYOUT": "minimal"]
             let command = try AggregatorCommand.parse(["--config", file, "--layout", "compact"])
             let (configuration, password) = try await command.load(environment: environment)
-            #expect(configuration.mqtt.broker.description == "mqtt://file:1883")
+            #expect(configuration.mqtt.broker == (try BrokerAddress(parsing: "mqtt://file")))
             #expect(configuration.topicPrefix.rawValue == "env")
             #expect(configuration.layout == .compact)
             #expect(configuration.logLevel == .debug)
