@@ -11,83 +11,87 @@ public enum BoardJSON {
     public static func row(_ row: ActivityRow, fleet: Fleet, now: Date, change: String? = nil) -> String {
         let content = row.content
         let attributes = row.attributes
-        var object: [String: Any] = [
-            "device": row.key.device.rawValue,
-            "activity": row.key.activity,
-            "state": fleet.state(of: row, at: now).rawValue.lowercased(),
-            "name": attributes.name,
-            "event": row.event.rawValue,
-            "seq": row.seq,
-            "timestamp": seconds(row.timestamp),
-            "relevance-score": row.relevance,
-            "fix": content.fix.rawValue,
-            "distance": content.distance,
-            "elapsed": content.elapsed,
-            "paused": content.paused,
-        ]
-        object["change"] = change
-        object["vehicle"] = attributes.vehicle
-        object["driver"] = attributes.driver
-        object["destination"] = attributes.destination.map {
-            ["name": $0.name, "latitude": $0.latitude, "longitude": $0.longitude]
+        var object = JSONObject()
+        object["device"] = .string(row.key.device.rawValue)
+        object["activity"] = .string(row.key.activity)
+        object["state"] = .string(fleet.state(of: row, at: now).rawValue.lowercased())
+        object["name"] = .string(attributes.name)
+        object["event"] = .string(row.event.rawValue)
+        object["seq"] = .int(row.seq)
+        object["timestamp"] = .number(seconds(row.timestamp))
+        object["relevance-score"] = .number(row.relevance)
+        object["fix"] = .string(content.fix.rawValue)
+        object["distance"] = .number(content.distance)
+        object["elapsed"] = .number(content.elapsed)
+        object["paused"] = .bool(content.paused)
+        object["change"] = change.map(JSONValue.string)
+        object["vehicle"] = attributes.vehicle.map(JSONValue.string)
+        object["driver"] = attributes.driver.map(JSONValue.string)
+        object["destination"] = attributes.destination.map { destination in
+            var value = JSONObject()
+            value["name"] = .string(destination.name)
+            value["latitude"] = .number(destination.latitude)
+            value["longitude"] = .number(destination.longitude)
+            return .object(value)
         }
-        object["latitude"] = content.latitude
-        object["longitude"] = content.longitude
-        object["altitude"] = content.altitude
-        object["speed"] = content.speed
-        object["course"] = content.course
-        object["horizontalAccuracy"] = content.horizontalAccuracy
-        object["satellites"] = content.satellites
-        object["fixTime"] = content.fixTime.map(seconds)
-        object["progress"] = content.progress
-        object["eta"] = content.eta.map(seconds)
-        object["stale-date"] = row.staleDate.map(seconds)
-        object["dismissal-date"] = row.dismissalDate.map(seconds)
-        object["alert"] = row.lastAlert.map { alert -> [String: Any] in
-            var value: [String: Any] = ["title": alert.title, "body": alert.body]
-            value["sound"] = alert.sound
-            return value
+        object["latitude"] = content.latitude.map(JSONValue.number)
+        object["longitude"] = content.longitude.map(JSONValue.number)
+        object["altitude"] = content.altitude.map(JSONValue.number)
+        object["speed"] = content.speed.map(JSONValue.number)
+        object["course"] = content.course.map(JSONValue.number)
+        object["horizontalAccuracy"] = content.horizontalAccuracy.map(JSONValue.number)
+        object["satellites"] = content.satellites.map(JSONValue.int)
+        object["fixTime"] = content.fixTime.map { .number(seconds($0)) }
+        object["progress"] = content.progress.map(JSONValue.number)
+        object["eta"] = content.eta.map { .number(seconds($0)) }
+        object["stale-date"] = row.staleDate.map { .number(seconds($0)) }
+        object["dismissal-date"] = row.dismissalDate.map { .number(seconds($0)) }
+        object["alert"] = row.lastAlert.map { alert in
+            var value = JSONObject()
+            value["title"] = .string(alert.title)
+            value["body"] = .string(alert.body)
+            value["sound"] = alert.sound.map(JSONValue.string)
+            return .object(value)
         }
-        return line(object)
+        return object.text
     }
 
     /// A removed activity: `{"change":"removed","device":…,"activity":…}`.
     public static func removed(_ key: ActivityKey) -> String {
-        line(["change": "removed", "device": key.device.rawValue, "activity": key.activity])
+        var object = JSONObject()
+        object["change"] = .string("removed")
+        object["device"] = .string(key.device.rawValue)
+        object["activity"] = .string(key.activity)
+        return object.text
     }
 
     /// A device's status: `{"change":"status","device":…,"status":"online"|"offline"|"unknown",…}`.
     public static func status(_ device: DeviceID, fleet: Fleet) -> String {
-        var object: [String: Any] = ["change": "status", "device": device.rawValue]
+        var object = JSONObject()
+        object["change"] = .string("status")
+        object["device"] = .string(device.rawValue)
         if let status = fleet.devices[device] {
-            object["status"] = status.state.rawValue
-            object["since"] = seconds(status.since)
-            object["reason"] = status.reason
+            object["status"] = .string(status.state.rawValue)
+            object["since"] = .number(seconds(status.since))
+            object["reason"] = status.reason.map(JSONValue.string)
         } else {
-            object["status"] = "unknown"
+            object["status"] = .string("unknown")
         }
-        return line(object)
+        return object.text
     }
 
     /// The header's figures: `{"change":"summary","activities":…,"active":…,…,"rejected":…}`.
     public static func summary(_ fleet: Fleet, now: Date, warning: String?) -> String {
-        var object: [String: Any] = [
-            "change": "summary", "activities": fleet.rows.count, "rejected": fleet.rejectedCount,
-        ]
-        for (state, count) in fleet.counts(at: now) { object[state.rawValue.lowercased()] = count }
-        object["warning"] = warning
-        return line(object)
+        var object = JSONObject()
+        object["change"] = .string("summary")
+        object["activities"] = .int(fleet.rows.count)
+        object["rejected"] = .int(fleet.rejectedCount)
+        for (state, count) in fleet.counts(at: now) { object[state.rawValue.lowercased()] = .int(count) }
+        object["warning"] = warning.map(JSONValue.string)
+        return object.text
     }
 
     private static func seconds(_ date: Date) -> Double {
         (date.timeIntervalSince1970 * 1000).rounded() / 1000
-    }
-
-    private static func line(_ object: [String: Any]) -> String {
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

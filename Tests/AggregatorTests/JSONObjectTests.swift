@@ -1,0 +1,77 @@
+import Board
+import Foundation
+import Testing
+
+/// The hand-written JSON lines write what `JSONSerialization` (`.sortedKeys`,
+/// `.withoutEscapingSlashes`) wrote before them, byte for byte.
+struct JSONObjectTests {
+    static func serialized(_ object: [String: Any]) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static let strings = [
+        "", "plain", "Vehicle 1000", "quote \" and backslash \\", "a/b", "tab\tnew\nline\rret",
+        "\u{0}\u{1}\u{8}\u{B}\u{C}\u{1F}\u{7F}", "Grüße, 東京 🚐", "e\u{301}",
+    ]
+
+    static let numbers: [Double] = [
+        0, -0.0, 1, -1, 60, 12.5, 52.51007, 13.4, 0.1, 1e-7, 123_456_789.125, 1_700_000_000, 1_700_000_000.123,
+        1e16, 1e21, -273.15, Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude,
+    ]
+
+    @Test(arguments: strings)
+    func stringsAreEscapedAsBefore(_ text: String) throws {
+        var object = JSONObject()
+        object[text] = .string(text)
+        #expect(object.text == (try Self.serialized([text: text])))
+    }
+
+    @Test(arguments: numbers)
+    func numbersAreWrittenAsBefore(_ number: Double) throws {
+        var object = JSONObject()
+        object["n"] = .number(number)
+        #expect(object.text == (try Self.serialized(["n": number])))
+    }
+
+    @Test func integersBooleansAndNestedObjectsAreWrittenAsBefore() throws {
+        var inner = JSONObject()
+        inner["title"] = .string("Entered depot")
+        inner["body"] = .string("Van 7 entered depot at 10:00.")
+        var object = JSONObject()
+        object["seq"] = .int(Int.max)
+        object["min"] = .int(Int.min)
+        object["paused"] = .bool(false)
+        object["ok"] = .bool(true)
+        object["alert"] = .object(inner)
+        let expected = try Self.serialized([
+            "seq": Int.max, "min": Int.min, "paused": false, "ok": true,
+            "alert": ["title": "Entered depot", "body": "Van 7 entered depot at 10:00."],
+        ])
+        #expect(object.text == expected)
+        #expect(JSONObject().text == "{}")
+    }
+
+    /// Every key the board writes, in the order `JSONSerialization` sorted them.
+    @Test func theBoardsKeysAreSortedAsBefore() throws {
+        let keys = [
+            "device", "activity", "state", "name", "event", "seq", "timestamp", "relevance-score", "fix", "distance",
+            "elapsed", "paused", "change", "vehicle", "driver", "destination", "latitude", "longitude", "altitude",
+            "speed", "course", "horizontalAccuracy", "satellites", "fixTime", "progress", "eta", "stale-date",
+            "dismissal-date", "alert", "status", "since", "reason", "activities", "rejected", "warning", "active",
+            "stale", "ended", "offline", "title", "body", "sound",
+        ]
+        var object = JSONObject()
+        for (index, key) in keys.enumerated() { object[key] = .int(index) }
+        let expected = try Self.serialized(Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) }))
+        #expect(object.text == expected)
+    }
+
+    @Test func settingNilRemovesAKey() {
+        var object = JSONObject()
+        object["a"] = .int(1)
+        object["b"] = .int(2)
+        object["a"] = nil
+        #expect(object.text == "{\"b\":2}")
+    }
+}
