@@ -66,6 +66,8 @@ final class NetworkLoop: Sendable {
         while !stopping {
             var rc = connect(configuration)
             while rc == MOSQ_ERR_SUCCESS.rawValue && !stopping {
+                // libmosquitto 2.0 ignores max_packets (1): each call reads one packet per message in
+                // flight, at least one. One wake-up per message costs little next to decoding it.
                 rc = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)
             }
             if stopping && rc == MOSQ_ERR_SUCCESS.rawValue { rc = flushDisconnect() }
