@@ -96,7 +96,10 @@ struct AggregatorService: Service {
             }
         }
         let subscribedAt = clock.now
-        let fleet = try await client.subscribe(to: [topics.allStatus, topics.allActivities, session.syncTopic])
+        // The sync topic first: the filters are acknowledged one after the other, and a SUBACK after
+        // the fleet's would wait behind the whole retained bootstrap, or never come when mosquitto
+        // drops part of it (issue 2196), which left the quiet-period fallback unreached.
+        let fleet = try await client.subscribe(to: [session.syncTopic, topics.allStatus, topics.allActivities])
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in fleet { session.ingest(message) }

@@ -64,8 +64,8 @@ struct AggregatorIntegrationTests {
         }
     }
 
-    @Test(.disabled("passes alone, but --once hangs when it runs after the 10,000-activity test: not yet understood"))
-    func aTruncatedBootstrapIsDetectedAndNamed() async throws {
+    /// Used to hang: the sync topic's SUBACK, queued behind the cut bootstrap, never came.
+    @Test func aTruncatedBootstrapIsDetectedAndNamed() async throws {
         // mosquitto's defaults (max_queued_messages 1000), with $SYS every second.
         try await TestBroker.with(extraConfiguration: ["sys_interval 1"]) { broker in
             let messages = (0..<3_000).map { ("myeline/dev-\($0)/activities/a1", Self.envelope("dev-\($0)")) }
