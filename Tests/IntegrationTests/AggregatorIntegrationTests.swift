@@ -132,8 +132,12 @@ struct AggregatorIntegrationTests {
                     "\(try builtProductPath("myeline-aggregator")) --broker \(broker.address.description) "
                     + "2>\(directory)/board.log; echo $? > \(directory)/status"
                 _ = try await run(["new-session", "-d", "-x", "120", "-y", "40", "-s", "board", command])
+                // The tmux server this test started, stopped by its PID however the test ends.
+                let server =
+                    pid_t(
+                        try await run(["display", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                defer { if server > 0 { kill(server, SIGTERM) } }
                 _ = try await run(["set-option", "-t", "board", "remain-on-exit", "on"])
-                defer { _ = try? Process.run(URL(fileURLWithPath: tmux), arguments: ["-S", socket, "kill-server"]) }
                 func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws
                     -> String
                 {
