@@ -19,7 +19,7 @@ struct AgentConfiguration: Hashable, Sendable {
     var topicPrefix: TopicPrefix = .default
     /// Where locations come from and how a file is replayed.
     var source: Source = Source()
-    /// Where the agent keeps its current activity and the outbox (`state-directory`).
+    /// Where the agent keeps its activities and the outbox (`state-directory`).
     var stateDirectory: String = "/var/lib/myeline"
     /// How activities start and end.
     var activity: Activity = Activity()
