@@ -7,14 +7,14 @@ import LiveActivity
 /// Keys are sorted, dates are UNIX epoch seconds, speeds m/s, distances metres, as on the wire;
 /// absent values are omitted.
 public enum BoardJSON {
-    /// One activity: device, activity, state, attributes, content and envelope fields.
-    public static func row(_ row: ActivityRow, fleet: Fleet, now: Date, change: String? = nil) -> String {
+    /// One activity in `state`: device, activity, state, attributes, content and envelope fields.
+    public static func row(_ row: ActivityRow, state: RowState, change: String? = nil) -> String {
         let content = row.content
         let attributes = row.attributes
         var object = JSONObject()
         object["device"] = .string(row.key.device.rawValue)
         object["activity"] = .string(row.key.activity)
-        object["state"] = .string(fleet.state(of: row, at: now).rawValue.lowercased())
+        object["state"] = .string(state.rawValue.lowercased())
         object["name"] = .string(attributes.name)
         object["event"] = .string(row.event.rawValue)
         object["seq"] = .int(row.seq)

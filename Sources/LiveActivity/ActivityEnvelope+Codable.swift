@@ -1,24 +1,15 @@
 import Foundation
 
 extension ActivityEnvelope {
-    enum CodingKeys: String, CodingKey {
-        case timestamp, attributes, alert
-        case contentState = "content-state"
-        case staleDate = "stale-date"
-        case relevanceScore = "relevance-score"
-        case dismissalDate = "dismissal-date"
-    }
-
     /// Decodes and checks an envelope of this attributes type.
     ///
     /// - Throws: `DecodingError` naming the key: the header's problems, another `attributes-type`,
     ///   invalid attributes or content state, a missing `dismissal-date` for `end` or one for
     ///   another event.
     public init(from decoder: any Decoder) throws {
-        header = try EnvelopeHeader(from: decoder)
-        try decoder.container(keyedBy: EnvelopeHeader.CodingKeys.self)
-            .check(.attributesType, .equal(to: Attributes.typeName))
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container = try decoder.container(keyedBy: EnvelopeKey.self)
+        header = try EnvelopeHeader(container: container)
+        try container.check(.attributesType, .equal(to: Attributes.typeName))
         timestamp = try container.decode(Date.self, forKey: .timestamp)
         attributes = try container.decode(Attributes.self, forKey: .attributes)
         content = ActivityContent(
@@ -40,7 +31,7 @@ extension ActivityEnvelope {
     /// Encodes the envelope; absent optionals are omitted.
     public func encode(to encoder: any Encoder) throws {
         try header.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = encoder.container(keyedBy: EnvelopeKey.self)
         try container.encode(timestamp, forKey: .timestamp)
         try container.encode(attributes, forKey: .attributes)
         try container.encode(content.state, forKey: .contentState)

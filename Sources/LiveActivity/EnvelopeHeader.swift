@@ -16,10 +16,6 @@ public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
     /// Receivers drop an envelope whose `seq` is not greater than the last one they applied.
     public let seq: Int
 
-    enum CodingKeys: String, CodingKey {
-        case schema, device, activity, attributesType = "attributes-type", event, seq
-    }
-
     init(device: DeviceID, activity: String, attributesType: String, event: EnvelopeEvent, seq: Int) {
         self.device = device
         self.activity = activity
@@ -33,7 +29,12 @@ public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
     /// - Throws: `DecodingError` naming the key: a missing key, another schema, an invalid id,
     ///   an unknown event or a `seq` below 1.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(container: decoder.container(keyedBy: EnvelopeKey.self))
+    }
+
+    /// Decodes and checks the header keys of an envelope's container, which the envelope goes on
+    /// reading: `JSONDecoder` builds a table of the object's keys for every container.
+    init(container: KeyedDecodingContainer<EnvelopeKey>) throws {
         try container.check(.schema, .equal(to: Self.schema))
         device = try container.decode(DeviceID.self, forKey: .device)
         activity = try container.decode(.activity, .activityID)
@@ -44,7 +45,7 @@ public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
 
     /// Encodes the header keys, with `schema`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        var container = encoder.container(keyedBy: EnvelopeKey.self)
         try container.encode(Self.schema, forKey: .schema)
         try container.encode(device, forKey: .device)
         try container.encode(activity, forKey: .activity)
@@ -52,4 +53,15 @@ public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
         try container.encode(event, forKey: .event)
         try container.encode(seq, forKey: .seq)
     }
+}
+
+/// The keys of an activity envelope: the header's and the rest, in one type so that decoding an
+/// envelope reads one keyed container.
+enum EnvelopeKey: String, CodingKey {
+    case schema, device, activity, attributesType = "attributes-type", event, seq
+    case timestamp, attributes, alert
+    case contentState = "content-state"
+    case staleDate = "stale-date"
+    case relevanceScore = "relevance-score"
+    case dismissalDate = "dismissal-date"
 }

@@ -32,10 +32,32 @@ final class ClientContext: Sendable {
         case ignored
     }
 
+    /// Where a subscription's messages go, whatever its element type.
+    struct SubscriptionSink: Sendable {
+        /// Hands over one message; returns false when the subscriber's buffer was full and a
+        /// message was dropped.
+        var deliver: @Sendable (MQTTMessage) -> Bool
+        /// Ends the subscriber's sequence.
+        var finish: @Sendable () -> Void
+
+        /// A sink that runs `transform` on each message (on the network thread) and buffers the
+        /// results in `continuation`.
+        init<Element: Sendable>(
+            _ continuation: AsyncStream<Element>.Continuation,
+            transform: @escaping @Sendable (MQTTMessage) -> Element
+        ) {
+            deliver = { message in
+                if case .dropped = continuation.yield(transform(message)) { return false }
+                return true
+            }
+            finish = { continuation.finish() }
+        }
+    }
+
     private struct SubscriptionEntry {
         var filters: [String]
         var qos: MQTTQoS
-        var continuation: AsyncStream<MQTTMessage>.Continuation
+        var sink: SubscriptionSink
     }
 
     private struct State {
@@ -210,13 +232,11 @@ final class ClientContext: Sendable {
 
     // MARK: Subscriptions
 
-    func addSubscription(
-        filters: [String], qos: MQTTQoS, continuation: AsyncStream<MQTTMessage>.Continuation
-    ) throws(MQTTError) -> UInt64 {
+    func addSubscription(filters: [String], qos: MQTTQoS, sink: SubscriptionSink) throws(MQTTError) -> UInt64 {
         let id = state.withLock { state -> UInt64? in
             guard !state.shutDown else { return nil }
             let id = state.makeID()
-            state.subscriptions[id] = SubscriptionEntry(filters: filters, qos: qos, continuation: continuation)
+            state.subscriptions[id] = SubscriptionEntry(filters: filters, qos: qos, sink: sink)
             return id
         }
         guard let id else { throw Self.shutDownError }
@@ -242,12 +262,10 @@ final class ClientContext: Sendable {
         let targets = state.withLock { state in
             state.subscriptions.values.filter { entry in
                 entry.filters.contains { MQTTTopic.matches(filter: $0, topic: message.topic) }
-            }.map(\.continuation)
+            }.map(\.sink)
         }
-        for target in targets {
-            if case .dropped = target.yield(message) {
-                droppedMessages.add(1, ordering: .relaxed)
-            }
+        for target in targets where !target.deliver(message) {
+            droppedMessages.add(1, ordering: .relaxed)
         }
     }
 
@@ -291,7 +309,7 @@ final class ClientContext: Sendable {
         for case .waiting(let continuation) in acks.values {
             continuation.resume(throwing: Self.shutDownError)
         }
-        for entry in subscriptions.values { entry.continuation.finish() }
+        for entry in subscriptions.values { entry.sink.finish() }
         for observer in observers.values { observer.finish() }
     }
 }

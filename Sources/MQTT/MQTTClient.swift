@@ -215,11 +215,27 @@ public final class MQTTClient: Sendable {
     /// the filters no other subscription uses.
     /// - Throws: `MQTTError` `.invalidTopic` for a bad filter, `.subscriptionRefused` when the broker
     ///   refuses one (for example by its ACL), `.clientShutDown`; or `CancellationError`.
-    public func subscribe(to filters: [String], qos: MQTTQoS = .atLeastOnce) async throws -> MQTTSubscription {
+    public func subscribe(
+        to filters: [String], qos: MQTTQoS = .atLeastOnce
+    ) async throws -> MQTTSubscription<MQTTMessage> {
+        try await subscribe(to: filters, qos: qos) { $0 }
+    }
+
+    /// Subscribes to topic filters like ``subscribe(to:qos:)``, yielding what `transform` makes of
+    /// each message.
+    ///
+    /// `transform` runs on the client's network thread as each message arrives, beside the task that
+    /// iterates: costly per-message work such as decoding then runs on another core than the consumer.
+    /// Keep it short and non-blocking; the client reads nothing else while it runs.
+    public func subscribe<Element: Sendable>(
+        to filters: [String], qos: MQTTQoS = .atLeastOnce,
+        transform: @escaping @Sendable (MQTTMessage) -> Element
+    ) async throws -> MQTTSubscription<Element> {
         for filter in filters { try MQTTTopic.validate(filter: filter) }
         let (stream, continuation) = AsyncStream.makeStream(
-            of: MQTTMessage.self, bufferingPolicy: .bufferingNewest(configuration.subscriptionBufferSize))
-        let id = try context.addSubscription(filters: filters, qos: qos, continuation: continuation)
+            of: Element.self, bufferingPolicy: .bufferingNewest(configuration.subscriptionBufferSize))
+        let sink = ClientContext.SubscriptionSink(continuation, transform: transform)
+        let id = try context.addSubscription(filters: filters, qos: qos, sink: sink)
         continuation.onTermination = { [context, handle] _ in
             for filter in context.removeSubscription(id) {
                 var mid: Int32 = 0

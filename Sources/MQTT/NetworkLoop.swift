@@ -30,6 +30,8 @@ final class NetworkLoop: Sendable {
 
     func start() {
         let thread = Thread { [self] in
+            // Foundation keeps `Thread.name` to itself on Linux; name the thread for top, perf and /proc.
+            myeline_name_current_thread("mqtt-network")
             run()
             let waiter = completion.withLock { completion -> CheckedContinuation<Void, Never>? in
                 defer { completion = .finished }
@@ -38,7 +40,6 @@ final class NetworkLoop: Sendable {
             }
             waiter?.resume()
         }
-        thread.name = "mqtt-network"
         thread.start()
     }
 

@@ -80,13 +80,13 @@ struct AggregatorService: Service {
 
     private func subscribe(_ client: MQTTClient, topics: TopicTree, session: BoardSession) async throws {
         // The broker's retained count first, for judging the bootstrap; brokers may refuse $SYS.
-        let broker = try? await client.subscribe(to: [Bootstrap.brokerRetainedCountTopic])
+        let broker = try? await client.subscribe(to: [Bootstrap.brokerRetainedCountTopic], transform: session.receive)
         if let broker {
             // Its retained value arrives right after the subscription, before the fleet's bootstrap.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for await message in broker {
-                        session.ingest(message)
+                    for await received in broker {
+                        session.apply(received)
                         return
                     }
                 }
@@ -99,14 +99,15 @@ struct AggregatorService: Service {
         // The sync topic first: the filters are acknowledged one after the other, and a SUBACK after
         // the fleet's would wait behind the whole retained bootstrap, or never come when mosquitto
         // drops part of it (issue 2196), which left the quiet-period fallback unreached.
-        let fleet = try await client.subscribe(to: [session.syncTopic, topics.allStatus, topics.allActivities])
+        let fleet = try await client.subscribe(
+            to: [session.syncTopic, topics.allStatus, topics.allActivities], transform: session.receive)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await message in fleet { session.ingest(message) }
+                for await received in fleet { session.apply(received) }
             }
             if let broker {
                 group.addTask {
-                    for await message in broker { session.ingest(message) }
+                    for await received in broker { session.apply(received) }
                 }
             }
             group.addTask {

@@ -6,7 +6,8 @@ import MQTT
 import Synchronization
 
 /// The board's shared state: the fleet, the view and the bootstrap, fed by the subscription and read
-/// by the presenter. Messages are decoded outside the lock, so a frame never waits for JSON.
+/// by the presenter. Messages are decoded outside the lock (on the MQTT client's network thread), so a
+/// frame never waits for JSON.
 final class BoardSession: Sendable {
     /// At most this many topics are remembered for "log once per topic"; beyond it rejections are only counted.
     static let loggedTopicLimit = 10_000
@@ -39,20 +40,41 @@ final class BoardSession: Sendable {
         self.state = Mutex(initial)
     }
 
+    /// What one received message means for the session; made by ``receive(_:)``.
+    enum Received: Sendable {
+        /// The bootstrap's own sync message came back: every retained message came before it.
+        case sync
+        /// The broker's count of retained messages (`$SYS`), for judging the bootstrap.
+        case brokerRetainedCount([UInt8])
+        /// A message of the fleet, decoded.
+        case input(BoardInput, retained: Bool)
+    }
+
+    /// Decodes one message without touching the state: the subscription runs it on the MQTT
+    /// client's network thread, so decoding runs beside ``apply(_:)`` rather than before it.
+    @Sendable func receive(_ message: MQTTMessage) -> Received {
+        if message.topic == syncTopic { return .sync }
+        if message.topic == Bootstrap.brokerRetainedCountTopic { return .brokerRetainedCount(message.payload) }
+        return .input(decoder.decode(topic: message.topic, payload: message.payload), retained: message.retain)
+    }
+
     /// Applies one received message.
-    func ingest(_ message: MQTTMessage) {
-        if message.topic == syncTopic {
+    func apply(_ received: Received) {
+        let input: BoardInput
+        let retained: Bool
+        switch received {
+        case .sync:
             complete(reason: "the sync message came back")
             return
-        }
-        if message.topic == Bootstrap.brokerRetainedCountTopic {
-            state.withLock { $0.bootstrap.noteBrokerRetainedCount(message.payload) }
+        case .brokerRetainedCount(let payload):
+            state.withLock { $0.bootstrap.noteBrokerRetainedCount(payload) }
             return
+        case .input(let decoded, let isRetained):
+            (input, retained) = (decoded, isRetained)
         }
-        let input = decoder.decode(topic: message.topic, payload: message.payload)
         let now = clock.now
         let firstRejection: BoardInput.Rejection? = state.withLock { state in
-            if message.retain {
+            if retained {
                 state.bootstrap.noteRetained()
                 state.lastRetainedAt = now
             }

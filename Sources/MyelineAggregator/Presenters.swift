@@ -57,13 +57,12 @@ extension BoardSession {
     /// Prints one JSON line per activity, by relevance then device.
     func printJSON() {
         let now = clock.now
-        let text = withState { state -> String in
+        let rows = withState { state in
             BoardView.order(state.fleet, sort: .relevance, filter: "", now: now)
                 .compactMap { state.fleet.rows[$0] }
-                .map { BoardJSON.row($0, fleet: state.fleet, now: now) + "\n" }
-                .joined()
+                .map { ($0, state.fleet.state(of: $0, at: now)) }
         }
-        Terminal.write(text)
+        Terminal.write(rows.map { BoardJSON.row($0, state: $1) + "\n" }.joined())
     }
 
     /// Removes the rows past their dismissal date; done once a second, whatever the presentation.
@@ -78,6 +77,9 @@ extension BoardSession {
 
     /// Streams every change as a JSON line until cancelled: rows added, updated and removed, status
     /// changes, and rows whose state changed with time (stale).
+    ///
+    /// The changed rows are copied under the lock and written as JSON after it, so that a flood of
+    /// changes does not hold up ``apply(_:)``.
     func follow(tick: Duration = .milliseconds(100)) async throws {
         var lastStates: [ActivityKey: RowState] = [:]
         var lastSecond = 0
@@ -85,48 +87,47 @@ extension BoardSession {
         while true {
             let now = clock.now
             let second = Int(now.timeIntervalSince1970)
-            let text = withState { state -> String in
-                var lines: [String] = []
+            let lines = withState { state -> [FollowLine] in
+                var lines: [FollowLine] = []
                 let changes = state.changes
                 state.changes = []
+                func note(_ row: ActivityRow, _ change: String) {
+                    let rowState = state.fleet.state(of: row, at: now)
+                    lastStates[row.key] = rowState
+                    lines.append(.row(row, rowState, change: change))
+                }
                 for change in changes {
                     switch change {
                     case .updated(let key):
                         guard let row = state.fleet.rows[key] else { continue }
-                        let rowState = state.fleet.state(of: row, at: now)
-                        lastStates[key] = rowState
-                        lines.append(BoardJSON.row(row, fleet: state.fleet, now: now, change: "updated"))
+                        note(row, "updated")
                     case .removed(let key):
                         lastStates[key] = nil
-                        lines.append(BoardJSON.removed(key))
+                        lines.append(.text(BoardJSON.removed(key)))
                     case .status(let device):
-                        lines.append(BoardJSON.status(device, fleet: state.fleet))
+                        lines.append(.text(BoardJSON.status(device, fleet: state.fleet)))
                         for key in state.fleet.activities(of: device) {
                             guard let row = state.fleet.rows[key] else { continue }
-                            lastStates[key] = state.fleet.state(of: row, at: now)
-                            lines.append(BoardJSON.row(row, fleet: state.fleet, now: now, change: "state"))
+                            note(row, "state")
                         }
                     case .rejected, .unchanged:
                         continue
                     }
                 }
                 if second != lastSecond {
-                    for (key, row) in state.fleet.rows {
-                        let rowState = state.fleet.state(of: row, at: now)
-                        if lastStates[key] != rowState {
-                            lastStates[key] = rowState
-                            lines.append(BoardJSON.row(row, fleet: state.fleet, now: now, change: "state"))
-                        }
+                    for row in state.fleet.rows.values where lastStates[row.key] != state.fleet.state(of: row, at: now)
+                    {
+                        note(row, "state")
                     }
                 }
                 if let warning = state.bootstrap.warning, !reportedWarning {
                     reportedWarning = true
-                    lines.append(BoardJSON.summary(state.fleet, now: now, warning: warning))
+                    lines.append(.text(BoardJSON.summary(state.fleet, now: now, warning: warning)))
                 }
-                return lines.map { $0 + "\n" }.joined()
+                return lines
             }
             lastSecond = second
-            if !text.isEmpty { Terminal.write(text) }
+            if !lines.isEmpty { Terminal.write(lines.map { $0.json + "\n" }.joined()) }
             try await Task.sleep(for: tick)
         }
     }
@@ -172,6 +173,20 @@ extension BoardSession {
                 }
                 try await Task.sleep(for: tick)
             }
+        }
+    }
+}
+
+/// One line of `--follow --json`: a row copied out of the state, written after the lock, or a line
+/// already written.
+private enum FollowLine {
+    case row(ActivityRow, RowState, change: String)
+    case text(String)
+
+    var json: String {
+        switch self {
+        case .row(let row, let state, let change): BoardJSON.row(row, state: state, change: change)
+        case .text(let text): text
         }
     }
 }

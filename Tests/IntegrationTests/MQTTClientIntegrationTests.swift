@@ -55,6 +55,36 @@ struct MQTTClientIntegrationTests {
         }
     }
 
+    @Test func transformRunsOnTheNetworkThreadAndKeepsTheOrder() async throws {
+        let topic = "\(Self.uniquePrefix())/device/data"
+        try await TestBroker.with { broker in
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "transform"), logger: Self.logger)
+            {
+                client in
+                try await client.waitUntilConnected()
+                let subscription = try await client.subscribe(to: [topic]) { message in
+                    (text: String(decoding: message.payload, as: UTF8.self), thread: Self.currentThreadName())
+                }
+                for number in 1...20 {
+                    try await client.publish(topic, payload: Array("\(number)".utf8), qos: .atLeastOnce)
+                }
+                var received: [(text: String, thread: String)] = []
+                for await element in subscription {
+                    received.append(element)
+                    if received.count == 20 { break }
+                }
+                #expect(received.map(\.text) == (1...20).map(String.init))
+                #expect(Set(received.map(\.thread)) == ["mqtt-network"])
+            }
+        }
+    }
+
+    /// The calling thread's name, as /proc shows it.
+    private static func currentThreadName() -> String {
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return name.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func retainedMessageReachesALateSubscriber() async throws {
         let topic = "\(Self.uniquePrefix())/device/status"
         try await TestBroker.with { broker in
