@@ -11,16 +11,16 @@ enum AgentHarness {
     /// A real NMEA capture of a receiver (gpsd's regression logs), 122 epochs over 11 minutes.
     static let capture = AgentRunIntegrationTests.capture
 
-    /// The agent of device `van-7` with its state in `state`; `arguments` and `environment` add to
-    /// the defaults (the capture replayed at 20 times its pace, in a loop).
+    /// The agent of `device` (`van-7` unless given) with its state in `state`; `arguments` and
+    /// `environment` add to the defaults (the capture replayed at 20 times its pace, in a loop).
     static func agent(
         _ broker: TestBroker, state: String, _ arguments: [String] = ["--speed", "20", "--loop"],
-        environment: [String: String] = [:], source: String = capture
+        environment: [String: String] = [:], source: String = capture, device: String = "van-7"
     ) throws -> TestProcess {
         try TestProcess(
-            name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
+            name: "myeline-agent \(device)", executable: try builtProductPath("myeline-agent"),
             arguments: [
-                "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
+                "run", "--device", device, "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
             ] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }

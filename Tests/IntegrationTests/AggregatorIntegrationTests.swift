@@ -109,9 +109,10 @@ struct AggregatorIntegrationTests {
         }
     }
 
-    /// The full-screen board in tmux: rows appear, turn stale and offline, go on dismissal, keys work,
-    /// and `q` restores the terminal.
-    @Test func theBoardInTmux() async throws {
+    /// The full-screen board in tmux with real agents: rows appear with the receiver's position, turn
+    /// stale, go offline when an agent is killed, end and go at their dismissal date, the filter key
+    /// works, and `q` restores the terminal.
+    @Test(.timeLimit(.minutes(2))) func theBoardInTmuxWithRealAgents() async throws {
         let tmux = try executablePath("tmux", package: "tmux")
         try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
             try await withTemporaryDirectory { directory in
@@ -119,13 +120,6 @@ struct AggregatorIntegrationTests {
                 func run(_ arguments: [String]) async throws -> String {
                     try await runProgram(tmux, ["-S", socket] + arguments)
                 }
-                let staleSoon = Date().timeIntervalSince1970 + 4
-                try await Self.publish(
-                    [
-                        ("myeline/van-7/activities/a1", Self.envelope("van-7", name: "Van 7")),
-                        ("myeline/truck-2/activities/haul", Self.envelope("truck-2", "haul", stale: staleSoon)),
-                        ("myeline/bike-4/activities/ride", Self.envelope("bike-4", "ride")),
-                    ], to: broker)
                 // The shell records the board's exit status in a file: tmux's own record of it is
                 // not reliably there when the pane is reported dead.
                 let command =
@@ -138,6 +132,24 @@ struct AggregatorIntegrationTests {
                         try await run(["display", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
                 defer { if server > 0 { kill(server, SIGTERM) } }
                 _ = try await run(["set-option", "-t", "board", "remain-on-exit", "on"])
+
+                // Four trackers replaying a real receiver's capture. truck-2's content is stale one
+                // second after each fix, and it publishes at most every 5 s; taxi-5's ended row goes
+                // 2 s after its end.
+                var agents: [String: TestProcess] = [:]
+                defer { for agent in agents.values { agent.signal(SIGKILL) } }
+                let settings: [(String, [String: String])] = [
+                    ("van-7", [:]),
+                    ("truck-2", ["MYELINE_UPDATES_STALE_AFTER": "1"]),
+                    ("bike-4", [:]),
+                    ("taxi-5", ["MYELINE_ACTIVITY_DISMISSAL": "after:2"]),
+                ]
+                for (device, environment) in settings {
+                    try FileManager.default.createDirectory(
+                        atPath: "\(directory)/\(device)", withIntermediateDirectories: true)
+                    agents[device] = try AgentHarness.agent(
+                        broker, state: "\(directory)/\(device)", environment: environment, device: device)
+                }
                 func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws
                     -> String
                 {
@@ -149,27 +161,37 @@ struct AggregatorIntegrationTests {
                         }
                     }
                 }
-                let first = try await waitForPane("three rows") { $0.contains("3 activities") }
-                #expect(first.contains("van-7        Van 7       ACTIVE"))
+                /// The row of `device` in `pane`, if shown.
+                @Sendable func row(_ device: String, in pane: String) -> Substring? {
+                    pane.split(separator: "\n").first { $0.hasPrefix(device + " ") }
+                }
+                // Rows appear with the receiver's position (41.57 N, 93.75 W).
+                let first = try await waitForPane("four rows with positions") { pane in
+                    pane.contains("4 activities")
+                        && ["van-7", "bike-4", "taxi-5"].allSatisfy { row($0, in: pane)?.contains("41.57") == true }
+                }
+                #expect(row("van-7", in: first)?.contains("ACTIVE") == true)
                 #expect(try await run(["display", "-p", "-t", "board", "#{alternate_on}"]).contains("1"))
-                _ = try await waitForPane("truck-2 to turn stale") { $0.contains("truck-2      truck-2     STALE") }
-                try await Self.publish(
-                    [
-                        (
-                            "myeline/bike-4/status",
-                            Array(
-                                "{\"schema\":\"myeline.status.v1\",\"device\":\"bike-4\",\"state\":\"offline\",\"version\":\"1\"}"
-                                    .utf8)
-                        )
-                    ],
-                    to: broker)
-                _ = try await waitForPane("bike-4 offline") { $0.contains("bike-4       bike-4      OFFLINE") }
-                try await Self.publish([("myeline/van-7/activities/a1", [])], to: broker)
-                let dismissed = try await waitForPane("van-7 to go") { $0.contains("2 activities") }
-                #expect(!dismissed.contains("van-7"))
+                _ = try await waitForPane("truck-2 to turn stale") { row("truck-2", in: $0)?.contains("STALE") == true }
+
+                // A killed tracker goes offline: the broker publishes its will.
+                try await AgentHarness.kill(try #require(agents["bike-4"]))
+                _ = try await waitForPane("bike-4 offline") { row("bike-4", in: $0)?.contains("OFFLINE") == true }
+
+                // A stopped activity shows as ended, then goes at its dismissal date.
+                let stop = try await IntentCommandIntegrationTests.agent([
+                    "stop", "--device", "taxi-5", "--broker", "\(broker.address)", "--config",
+                    try IntentCommandIntegrationTests.emptyConfiguration(in: directory),
+                ])
+                #expect(stop.status == 0, "stop: \(stop.standardError)")
+                _ = try await waitForPane("taxi-5 ended") { row("taxi-5", in: $0)?.contains("ENDED") == true }
+                let dismissed = try await waitForPane("taxi-5 to go") { $0.contains("3 activities") }
+                #expect(row("taxi-5", in: dismissed) == nil)
+                #expect(row("van-7", in: dismissed)?.contains("ACTIVE") == true, "the others stay")
+
                 _ = try await run(["send-keys", "-t", "board", "/", "t", "r", "Enter"])
                 let filtered = try await waitForPane("the filter") { $0.contains("filter: tr ·") }
-                #expect(filtered.contains("truck-2") && !filtered.contains("bike-4      "))
+                #expect(row("truck-2", in: filtered) != nil && row("van-7", in: filtered) == nil)
                 _ = try await run(["send-keys", "-t", "board", "q"])
                 let statusFile = "\(directory)/status"
                 let status = try await withDeadline(.seconds(20), what: "the board to quit") {
