@@ -119,7 +119,7 @@ public final class MQTTClient: Sendable {
     /// Offline, QoS 1 and 2 messages wait in libmosquitto's queue and this call waits for the
     /// reconnection, as ``publish(_:payload:qos:retain:properties:)`` does.
     public func publishInOrder(
-        _ messages: [(topic: String, payload: [UInt8])], qos: MQTTQoS = .atLeastOnce,
+        _ messages: [(topic: String, payload: [UInt8])], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
         properties: MQTTPublishProperties = MQTTPublishProperties()
     ) async -> (acknowledged: Int, failure: (any Error)?) {
         var submitted: [(mid: Int32?, topic: String)] = []
@@ -127,7 +127,7 @@ public final class MQTTClient: Sendable {
         for message in messages {
             do {
                 let mid = try await submit(
-                    message.topic, payload: message.payload, qos: qos, retain: false, properties: properties)
+                    message.topic, payload: message.payload, qos: qos, retain: retain, properties: properties)
                 submitted.append((mid, message.topic))
             } catch {
                 failure = error

@@ -15,7 +15,7 @@ struct AgentCommand: AsyncParsableCommand {
         version: Myeline.version,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, StartCommand.self, StopCommand.self, PauseCommand.self,
-            ResumeCommand.self, ReportCommand.self,
+            ResumeCommand.self, ReportCommand.self, SimulateCommand.self,
         ]
     )
 }

@@ -34,6 +34,15 @@ struct ConfigurationOptions: ParsableArguments {
         help: ArgumentHelp("The lowest level logged (log-level): trace ... critical.", valueName: "level"))
     var logLevel: String?
 
+    /// The flags of a command that takes only the connection and the prefix (the intents, `simulate`);
+    /// the others stay unset.
+    static func connecting(_ connection: ConnectionOptions, prefix: String?) throws -> ConfigurationOptions {
+        var options = try ConfigurationOptions.parse([])
+        options.connection = connection
+        options.prefix = prefix
+        return options
+    }
+
     /// The values given, by dotted key.
     var values: [String: String] {
         var values: [String: String] = [:]

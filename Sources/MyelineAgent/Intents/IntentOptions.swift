@@ -56,7 +56,8 @@ struct IntentOptions: ParsableArguments {
     ///   (refused) or 3 (no answer, broker unreachable) after printing why.
     func run(_ intent: Command.Intent, new: Bool = false) async throws {
         let environment = ProcessInfo.processInfo.environment
-        let (loaded, password) = try await configurationOptions().loadWithPassword(environment: environment)
+        let (loaded, password) = try await ConfigurationOptions.connecting(connection, prefix: prefix)
+            .loadWithPassword(environment: environment)
         let configuration = loaded.configuration
         let command = try command(intent, new: new)
         // One line is the whole answer: the client's routine connection logs would drown it, so only
@@ -79,13 +80,5 @@ struct IntentOptions: ParsableArguments {
         FileHandle.standardOutput.write(Data(output.standardOutput.utf8))
         FileHandle.standardError.write(Data(output.standardError.utf8))
         if output.status != IntentOutput.success { throw ExitCode(output.status) }
-    }
-
-    /// The configuration flags of `run` that these options set; the others stay unset.
-    func configurationOptions() throws -> ConfigurationOptions {
-        var options = try ConfigurationOptions.parse([])
-        options.connection = connection
-        options.prefix = prefix
-        return options
     }
 }
