@@ -11,16 +11,16 @@ enum AgentHarness {
     /// A real NMEA capture of a receiver (gpsd's regression logs), 122 epochs over 11 minutes.
     static let capture = AgentRunIntegrationTests.capture
 
-    /// The agent of device `van-7` with its state in `state`; `arguments` and `environment` add to
-    /// the defaults (the capture replayed at 20 times its pace, in a loop).
+    /// The agent of `device` (`van-7` by default) with its state in `state`; `arguments` and
+    /// `environment` add to the defaults (the capture replayed at 20 times its pace, in a loop).
     static func agent(
         _ broker: TestBroker, state: String, _ arguments: [String] = ["--speed", "20", "--loop"],
-        environment: [String: String] = [:], source: String = capture
+        environment: [String: String] = [:], source: String = capture, device: String = "van-7"
     ) throws -> TestProcess {
         try TestProcess(
             name: "myeline-agent", executable: try builtProductPath("myeline-agent"),
             arguments: [
-                "run", "--device", "van-7", "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
+                "run", "--device", device, "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
             ] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
@@ -43,8 +43,14 @@ enum AgentHarness {
         guard case .unix(let socket) = broker.address.transport else {
             throw TestSupportError("the agent tests use a broker on a unix socket")
         }
+        return try await observer(connection: ["--unix", socket], extra)
+    }
+
+    /// `mosquitto_sub` on every topic under `myeline` of the broker that the `mosquitto_sub`
+    /// arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
+    static func observer(connection: [String], _ extra: [String] = []) async throws -> TestProcess {
         let observer = try ContractIntegrationTests.mosquittoSub(
-            ["--unix", socket, "-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            connection + ["-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {
