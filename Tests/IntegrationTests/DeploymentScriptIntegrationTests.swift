@@ -43,7 +43,10 @@ struct SystemdUnitIntegrationTests {
         #expect(guide.contains("`\(unit)` | 1.2 OK"))
     }
 
-    @Test(arguments: ["deploy/install.sh", "deploy/mosquitto/make-credentials.sh", "scripts/install-dependencies"])
+    @Test(arguments: [
+        "deploy/install.sh", "deploy/mosquitto/make-credentials.sh", "scripts/install-dependencies",
+        "scripts/measure-agent-writes",
+    ])
     func scriptIsShellcheckClean(script: String) async throws {
         let shellcheck = try executablePath("shellcheck", package: "shellcheck")
         let output = try await runProgram(shellcheck, [DeploymentFiles.path(script)])
