@@ -197,6 +197,17 @@ struct BrokerLockdownIntegrationTests {
         }
     }
 
+    @Test func aBrokerConfigurationThatDoesNotLoadIsReportedInMosquittosWords() async throws {
+        let error = await #expect(throws: TestSupportError.self) {
+            try await TestBroker.with(
+                listener: .configured(tls: false) { _, port in ["listener \(port) 127.0.0.1", "allow_anonymous flase"] }
+            ) { _ in }
+        }
+        #expect(
+            error?.description.contains("Error: Invalid allow_anonymous value (flase).") == true,
+            "\(String(describing: error))")
+    }
+
     /// Device ids are topic levels: one with `/`, `+` or `#` would write elsewhere or be a wildcard.
     @Test(arguments: ["dev/b", "dev+", "dev#", "+", "#"])
     func aDeviceIDWithATopicCharacterIsRefusedBeforeConnecting(device: String) async throws {
