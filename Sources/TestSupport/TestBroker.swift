@@ -13,6 +13,12 @@ public final class TestBroker: Sendable {
         case tcp
         /// TLS on a free port of 127.0.0.1 with these certificates; optionally requiring a client certificate.
         case tls(TestCertificates, requireClientCertificate: Bool)
+        /// A configuration of the test's own, such as a deployment file with test paths: `lines` gets
+        /// the broker's directory and a free port of 127.0.0.1, may write files there, and returns
+        /// the mosquitto.conf lines that define the listener on that port (and anything else);
+        /// clients connect with TLS to `localhost` when `tls`, else with TCP to 127.0.0.1. No
+        /// `allow_anonymous` or password lines are added: the lines decide.
+        case configured(tls: Bool, lines: @Sendable (_ directory: String, _ port: Int) throws -> [String])
     }
 
     /// The broker's address, as clients pass it to `MQTTConfiguration`.
@@ -84,8 +90,10 @@ public final class TestBroker: Sendable {
                 do {
                     try await broker.start()
                 } catch {
+                    // Only a port taken meanwhile is worth another try; anything else (a configuration
+                    // that does not load) is reported at once, in mosquitto's words.
+                    guard "\(error)".contains("Address already in use") else { throw error }
                     lastError = error
-                    if case .unixSocket = listener { break }
                     continue
                 }
                 do {
@@ -138,11 +146,18 @@ public final class TestBroker: Sendable {
                 "require_certificate \(requireClientCertificate)",
             ]
             address = BrokerAddress(.tls(host: "localhost", port: port))
+        case .configured(let tls, let configure):
+            let port = try freeLoopbackPort()
+            lines += try configure(directory, port)
+            address = BrokerAddress(tls ? .tls(host: "localhost", port: port) : .tcp(host: "127.0.0.1", port: port))
         }
         lines += extraConfiguration
-        if users.isEmpty {
+        switch (listener, users.isEmpty) {
+        case (.configured, _):
+            break  // The test's own lines decide who may connect.
+        case (_, true):
             lines.append("allow_anonymous true")
-        } else {
+        case (_, false):
             let passwordFile = "\(directory)/passwords"
             let tool = try executablePath("mosquitto_passwd", package: "mosquitto")
             for (index, (user, password)) in users.sorted(by: { $0.key < $1.key }).enumerated() {

@@ -141,7 +141,9 @@ public final class TestProcess: Sendable {
                     let immediate = self.state.withLock { state -> Result<String, any Error>? in
                         if let line = state.lines.first(where: predicate) { return .success(line) }
                         if state.outputEnded {
-                            return .failure(TestSupportError("\(self.name) ended before printing \(description)"))
+                            let output = state.lines.joined(separator: "\n")
+                            return .failure(
+                                TestSupportError("\(self.name) ended before printing \(description):\n\(output)"))
                         }
                         // Cancelled before waiting: `onCancel` has run already and found no waiter.
                         if Task.isCancelled { return .failure(CancellationError()) }

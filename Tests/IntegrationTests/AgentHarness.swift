@@ -43,8 +43,14 @@ enum AgentHarness {
         guard case .unix(let socket) = broker.address.transport else {
             throw TestSupportError("the agent tests use a broker on a unix socket")
         }
+        return try await observer(connection: ["--unix", socket], extra)
+    }
+
+    /// `mosquitto_sub` on every topic under `myeline` of the broker that the `mosquitto_sub`
+    /// arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
+    static func observer(connection: [String], _ extra: [String] = []) async throws -> TestProcess {
         let observer = try ContractIntegrationTests.mosquittoSub(
-            ["--unix", socket, "-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            connection + ["-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {
