@@ -164,6 +164,7 @@ let package = Package(
                 "LiveActivity",
                 "Location",
                 "MQTT",
+                "TestSupport",
                 "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -65,6 +65,8 @@ struct CommandLineTests {
                   resume                  Ask a device's agent to resume a paused trip.
                   report                  Ask a device's agent to publish its status and
                                           activity again, and print them.
+                  simulate                Publish the envelopes and track points of a simulated
+                                          fleet driving real tracks (a load generator).
 
                   See 'myeline-agent help <subcommand>' for detailed help.
                 """)

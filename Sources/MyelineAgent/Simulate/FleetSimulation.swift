@@ -75,7 +75,8 @@ struct FleetSimulation {
         next = (next + 1) % devices.count
         let state = try devices[index].advance(clock: clock, staleAfter: staleAfter)
         let device = devices[index]
-        guard let point = TrackPoint(device: device.id, activity: device.activity.id, seq: device.trackSeq, state: state)
+        guard
+            let point = TrackPoint(device: device.id, activity: device.activity.id, seq: device.trackSeq, state: state)
         else {
             throw SimulationError("a track point needs a position")
         }

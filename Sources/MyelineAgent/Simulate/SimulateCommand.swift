@@ -44,7 +44,9 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The QoS of every message: 0, 1 or 2.", valueName: "qos"))
     var qos = 1
 
-    @Option(name: .customLong("track"), help: ArgumentHelp("A GPX file to drive along; repeat for more.", valueName: "file"))
+    @Option(
+        name: .customLong("track"), help: ArgumentHelp("A GPX file to drive along; repeat for more.", valueName: "file")
+    )
     var tracks: [String] = []
 
     @Flag(name: .customLong("no-track-points"), help: "Publish the envelopes only.")
@@ -108,7 +110,8 @@ struct SimulateCommand: AsyncParsableCommand {
                 }
                 due = min(due, SimulationPublisher.batch, (count ?? .max) - updates)
                 guard due > 0 else { continue }
-                let batch = try prepared.map { Array($0[updates..<(updates + due)]) }
+                let batch =
+                    try prepared.map { Array($0[updates..<(updates + due)]) }
                     ?? (0..<due).map { _ in try simulation.step() }
                 try await publisher.publish(updates: batch)
                 updates += due
