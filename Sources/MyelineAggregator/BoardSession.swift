@@ -29,6 +29,9 @@ final class BoardSession: Sendable {
     let clock: any WallClock
     let logger: Logger
     private let state: Mutex<State>
+    /// Rung when a change is recorded for `--follow --json`; rings while nobody listens coalesce.
+    let changesRecorded: AsyncStream<Void>
+    private let doorbell: AsyncStream<Void>.Continuation
 
     init(topics: TopicTree, syncTopic: String, clock: any WallClock, logger: Logger, recordsChanges: Bool = false) {
         self.decoder = BoardDecoder(topics: topics)
@@ -38,6 +41,12 @@ final class BoardSession: Sendable {
         var initial = State()
         initial.recordsChanges = recordsChanges
         self.state = Mutex(initial)
+        (changesRecorded, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Wakes the follower as if a change had been recorded: for changes that come with time (stale).
+    func ringDoorbell() {
+        doorbell.yield()
     }
 
     /// What one received message means for the session; made by ``receive(_:)``.
@@ -73,18 +82,20 @@ final class BoardSession: Sendable {
             (input, retained) = (decoded, isRetained)
         }
         let now = clock.now
-        let firstRejection: BoardInput.Rejection? = state.withLock { state in
+        let (recorded, firstRejection) = state.withLock { state -> (Bool, BoardInput.Rejection?) in
             if retained {
                 state.bootstrap.noteRetained()
                 state.lastRetainedAt = now
             }
             let change = state.fleet.apply(input, now: now)
-            if state.recordsChanges, change != .unchanged { state.changes.append(change) }
+            let recorded = state.recordsChanges && change != .unchanged
+            if recorded { state.changes.append(change) }
             guard case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
                 state.loggedTopics.insert(rejection.topic).inserted
-            else { return nil }
-            return rejection
+            else { return (recorded, nil) }
+            return (recorded, rejection)
         }
+        if recorded { doorbell.yield() }
         if let firstRejection {
             logger.debug(
                 "Ignored a message that is not Myeline's",

@@ -76,59 +76,69 @@ extension BoardSession {
     }
 
     /// Streams every change as a JSON line until cancelled: rows added, updated and removed, status
-    /// changes, and rows whose state changed with time (stale).
+    /// changes, and rows whose state changed with time (stale, checked once a second).
     ///
-    /// The changed rows are copied under the lock and written as JSON after it, so that a flood of
-    /// changes does not hold up ``apply(_:)``.
-    func follow(tick: Duration = .milliseconds(100)) async throws {
+    /// Lines are written as soon as changes are recorded; changes that arrive while a batch is
+    /// written go out together in the next. The changed rows are copied under the lock and written as
+    /// JSON after it, so that a flood of changes does not hold up ``apply(_:)``.
+    func follow() async throws {
         var lastStates: [ActivityKey: RowState] = [:]
         var lastSecond = 0
         var reportedWarning = false
-        while true {
-            let now = clock.now
-            let second = Int(now.timeIntervalSince1970)
-            let lines = withState { state -> [FollowLine] in
-                var lines: [FollowLine] = []
-                let changes = state.changes
-                state.changes = []
-                func note(_ row: ActivityRow, _ change: String) {
-                    let rowState = state.fleet.state(of: row, at: now)
-                    lastStates[row.key] = rowState
-                    lines.append(.row(row, rowState, change: change))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    self.ringDoorbell()
                 }
-                for change in changes {
-                    switch change {
-                    case .updated(let key):
-                        guard let row = state.fleet.rows[key] else { continue }
-                        note(row, "updated")
-                    case .removed(let key):
-                        lastStates[key] = nil
-                        lines.append(.text(BoardJSON.removed(key)))
-                    case .status(let device):
-                        lines.append(.text(BoardJSON.status(device, fleet: state.fleet)))
-                        for key in state.fleet.activities(of: device) {
+            }
+            for await _ in changesRecorded {
+                try Task.checkCancellation()
+                let now = clock.now
+                let second = Int(now.timeIntervalSince1970)
+                let lines = withState { state -> [FollowLine] in
+                    var lines: [FollowLine] = []
+                    let changes = state.changes
+                    state.changes = []
+                    func note(_ row: ActivityRow, _ change: String) {
+                        let rowState = state.fleet.state(of: row, at: now)
+                        lastStates[row.key] = rowState
+                        lines.append(.row(row, rowState, change: change))
+                    }
+                    for change in changes {
+                        switch change {
+                        case .updated(let key):
                             guard let row = state.fleet.rows[key] else { continue }
+                            note(row, "updated")
+                        case .removed(let key):
+                            lastStates[key] = nil
+                            lines.append(.text(BoardJSON.removed(key)))
+                        case .status(let device):
+                            lines.append(.text(BoardJSON.status(device, fleet: state.fleet)))
+                            for key in state.fleet.activities(of: device) {
+                                guard let row = state.fleet.rows[key] else { continue }
+                                note(row, "state")
+                            }
+                        case .rejected, .unchanged:
+                            continue
+                        }
+                    }
+                    if second != lastSecond {
+                        for row in state.fleet.rows.values
+                        where lastStates[row.key] != state.fleet.state(of: row, at: now) {
                             note(row, "state")
                         }
-                    case .rejected, .unchanged:
-                        continue
                     }
-                }
-                if second != lastSecond {
-                    for row in state.fleet.rows.values where lastStates[row.key] != state.fleet.state(of: row, at: now)
-                    {
-                        note(row, "state")
+                    if let warning = state.bootstrap.warning, !reportedWarning {
+                        reportedWarning = true
+                        lines.append(.text(BoardJSON.summary(state.fleet, now: now, warning: warning)))
                     }
+                    return lines
                 }
-                if let warning = state.bootstrap.warning, !reportedWarning {
-                    reportedWarning = true
-                    lines.append(.text(BoardJSON.summary(state.fleet, now: now, warning: warning)))
-                }
-                return lines
+                lastSecond = second
+                if !lines.isEmpty { Terminal.write(lines.map { $0.json + "\n" }.joined()) }
             }
-            lastSecond = second
-            if !lines.isEmpty { Terminal.write(lines.map { $0.json + "\n" }.joined()) }
-            try await Task.sleep(for: tick)
         }
     }
 

@@ -64,6 +64,32 @@ struct AggregatorIntegrationTests {
         }
     }
 
+    /// `--follow --json` writes each change as a line when it happens: the row, a newer seq, the
+    /// row turning stale with time, its device going offline, and its removal.
+    @Test func followJSONStreamsEveryChange() async throws {
+        try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
+            let board = try Self.aggregator(broker, ["--follow", "--json"])
+            defer { board.signal(SIGKILL) }
+            let topic = "myeline/van-7/activities/a1"
+            try await Self.publish(
+                [(topic, Self.envelope("van-7", stale: Date().timeIntervalSince1970 + 2))], to: broker)
+            try await board.waitForLine(containing: #""change":"updated","device":"van-7""#)
+            try await Self.publish(
+                [(topic, Self.envelope("van-7", seq: 2, event: "update", stale: Date().timeIntervalSince1970 + 2))],
+                to: broker)
+            try await board.waitForLine(containing: #""seq":2"#)
+            try await board.waitForLine(containing: #""state":"stale""#)
+            let offline = #"{"schema":"myeline.status.v1","device":"van-7","state":"offline","version":"1"}"#
+            try await Self.publish([("myeline/van-7/status", Array(offline.utf8))], to: broker)
+            try await board.waitForLine(containing: #""state":"offline""#)
+            try await Self.publish([(topic, [])], to: broker)
+            try await board.waitForLine(containing: #"{"activity":"a1","change":"removed","device":"van-7"}"#)
+            let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
+            #expect(lines.filter { $0.contains(#""seq":1,"#) && $0.contains(#""change":"updated""#) }.count == 1)
+        }
+    }
+
     /// Used to hang: the sync topic's SUBACK, queued behind the cut bootstrap, never came.
     @Test func aTruncatedBootstrapIsDetectedAndNamed() async throws {
         // mosquitto's defaults (max_queued_messages 1000), with $SYS every second.
