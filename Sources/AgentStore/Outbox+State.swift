@@ -231,7 +231,7 @@ extension Outbox {
                 dropped += excess
                 if !dropping {
                     dropping = true
-                    logger.info(
+                    logger.warning(
                         "The outbox is full; dropping its oldest records",
                         metadata: ["outbox.capacity": "\(configuration.capacity)", "outbox.directory": "\(directory)"])
                 }
