@@ -59,7 +59,7 @@ public struct BoardDecoder: Sendable {
             if payload.isEmpty { return .statusCleared(device) }
             let status: StatusMessage
             do {
-                status = try WireCodec.decode(StatusMessage.self, from: Data(payload))
+                status = try WireCodec.decode(StatusMessage.self, from: payload)
             } catch {
                 return .rejected(.init(topic: topic, reason: error.message))
             }
@@ -72,7 +72,7 @@ public struct BoardDecoder: Sendable {
             if payload.isEmpty { return .activityCleared(ActivityKey(device: device, activity: activityID)) }
             let envelope: ActivityEnvelope<LocationActivityAttributes>
             do {
-                envelope = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: Data(payload))
+                envelope = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: payload)
             } catch {
                 return .rejected(.init(topic: topic, reason: error.message))
             }

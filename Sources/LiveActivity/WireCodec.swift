@@ -42,8 +42,19 @@ public enum WireCodec {
     public static func decode<Payload: Decodable & WirePayload>(
         _ type: Payload.Type, from data: Data
     ) throws(ActivityError) -> Payload {
+        try decode(type, from: Array(data))
+    }
+
+    /// Decodes and checks a payload, as ``decode(_:from:)-(_,Data)`` does.
+    ///
+    /// A well-formed payload takes ``WireJSON``'s fast path; anything else is decoded by
+    /// `JSONDecoder`, whose error names the problem.
+    public static func decode<Payload: Decodable & WirePayload>(
+        _ type: Payload.Type, from bytes: [UInt8]
+    ) throws(ActivityError) -> Payload {
+        if let payload = WireJSON.decode(type, from: bytes) { return payload }
         do {
-            return try decoder.decode(type, from: data)
+            return try decoder.decode(type, from: Data(bytes))
         } catch {
             throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error))")
         }

@@ -178,7 +178,7 @@ struct OutboxTests {
                 #expect(outbox.droppedCount == 7)
                 #expect(try outbox.peek(max: 10).map(\.payload) == (7..<12).map(payload))
             }
-            #expect(recorder.messages(at: .info).count == 1)
+            #expect(recorder.messages(at: .warning).count == 1)
             try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
                 outbox throws in
                 #expect(outbox.droppedCount == 7)
@@ -209,7 +209,7 @@ struct OutboxTests {
                 #expect(outbox.droppedCount == 3)
                 #expect(try outbox.peek(max: 10).map(\.payload) == (3..<9).map(payload))
             }
-            #expect(recorder.messages(at: .info).count == 1)
+            #expect(recorder.messages(at: .warning).count == 1)
             // What a batch appended is on disk: a reopen finds it all.
             try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
                 outbox throws in
