@@ -1,8 +1,21 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// Benchmarks of the Location decoders, kept out of the main package so that its build and tests
-/// never build ordo-one/benchmark. Run with `swift package --package-path Benchmarks benchmark`.
+/// A benchmark executable of `Benchmarks/NAME`, using Myeline's `products`; ordo-one/benchmark's plugin writes
+/// its `main` around the file's `let benchmarks`.
+func benchmarks(_ name: String, using products: [String]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["BenchmarkSupport", .product(name: "Benchmark", package: "benchmark")]
+            + products.map { .product(name: $0, package: "Myeline") },
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
+/// Micro-benchmarks of Myeline's libraries, kept out of the main package so that its build and tests never
+/// build ordo-one/benchmark. Run with `scripts/bench-micro` (`swift package --package-path Benchmarks
+/// benchmark`), or `scripts/bench-micro --smoke` for CI's short run.
 let package = Package(
     name: "MyelineBenchmarks",
     platforms: [.macOS(.v15)],
@@ -11,14 +24,17 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .executableTarget(
-            name: "LocationBenchmarks",
+        // The configuration shared by every benchmark (and its smoke mode), thread CPU time, the sample envelope.
+        .target(
+            name: "BenchmarkSupport",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Location", package: "Myeline"),
+                .product(name: "LiveActivity", package: "Myeline"),
             ],
-            path: "Benchmarks/LocationBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+            path: "Benchmarks/BenchmarkSupport"
+        ),
+        benchmarks("LocationBenchmarks", using: ["Location"]),
+        benchmarks("LiveActivityBenchmarks", using: ["LiveActivity"]),
+        benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import Location
 
@@ -39,23 +40,25 @@ private let tpvLines: [UInt8] = {
 private let tpvLineCount = tpvLines.filter { $0 == UInt8(ascii: "\n") }.count
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .microseconds, warmupIterations: 5,
-        maxDuration: .seconds(5), maxIterations: 10_000)
+    Benchmark.defaultConfiguration = .myeline()
 
     Benchmark("NMEA decode: \(nmeaSentenceCount) sentences of 18 real captures") { benchmark in
-        for _ in benchmark.scaledIterations {
-            for log in nmeaLogs {
-                var decoder = NMEADecoder()
-                blackHole(decoder.decode(log))
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for log in nmeaLogs {
+                    var decoder = NMEADecoder()
+                    blackHole(decoder.decode(log))
+                }
             }
         }
     }
 
     Benchmark("gpsd TPV decode: \(tpvLineCount) TPV lines") { benchmark in
-        for _ in benchmark.scaledIterations {
-            var decoder = GpsdDecoder()
-            blackHole(decoder.decode(tpvLines))
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                var decoder = GpsdDecoder()
+                blackHole(decoder.decode(tpvLines))
+            }
         }
     }
 }
