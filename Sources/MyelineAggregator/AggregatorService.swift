@@ -29,7 +29,18 @@ struct AggregatorService: Service {
         var mqtt = configuration.mqtt.clientConfiguration(password: password)
         // The bootstrap of a large fleet arrives at once; keep all of it rather than drop the oldest.
         mqtt.subscriptionBufferSize = 1 << 20
-        let clientConfiguration = mqtt
+        do {
+            try await serve(session, topics: topics, mqtt: mqtt)
+        } catch is CancellationError {
+            // SIGTERM or SIGINT while a presenter waits or writes: a clean stop, not an error.
+            logger.debug("Stopped by a graceful shutdown")
+        }
+    }
+
+    /// Connects, subscribes and presents until the presentation ends or a graceful shutdown cancels it.
+    private func serve(_ session: BoardSession, topics: TopicTree, mqtt clientConfiguration: MQTTConfiguration)
+        async throws
+    {
         try await cancelWhenGracefulShutdown {
             try await MQTTClient.withClient(configuration: clientConfiguration, logger: logger) { client in
                 try await withThrowingTaskGroup(of: Void.self) { group in

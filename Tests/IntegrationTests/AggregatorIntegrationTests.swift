@@ -87,6 +87,10 @@ struct AggregatorIntegrationTests {
             let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }
             #expect(lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil })
             #expect(lines.filter { $0.contains(#""seq":1,"#) && $0.contains(#""change":"updated""#) }.count == 1)
+            // SIGTERM (systemd's stop) ends it cleanly, whatever it was doing.
+            board.signal(SIGTERM)
+            #expect(try await board.waitForExit() == 0)
+            #expect(!board.output.contains("Error:"))
         }
     }
 
