@@ -61,7 +61,9 @@ public struct GPXDecoder {
         // processing is another path that malformed input can crash.
         parser.shouldProcessNamespaces = false
         parser.delegate = collector
-        let wellFormed = parser.parse()
+        // Foundation's parser on Linux accepts a document that ends early (an empty file, a copy cut
+        // short): it is well-formed only if its root element was opened and closed.
+        let wellFormed = parser.parse() && collector.sawRoot && collector.openElements == 0
         statistics.bytesRead += bytes.count
         statistics.linesRead += collector.pointsRead
         statistics.linesDecoded += collector.pointsRead - collector.rejectedPoints
@@ -70,7 +72,8 @@ public struct GPXDecoder {
             statistics.rejected[.invalidXML, default: 0] += 1
             xmlError =
                 parser.parserError.map { "\($0.localizedDescription) at line \(parser.lineNumber)" }
-                ?? "not well-formed at line \(parser.lineNumber)"
+                ?? (collector.sawRoot
+                    ? "the document ends before its root element does" : "no root element: not an XML document")
         }
         if !collector.track.isEmpty { return collector.track }
         if !collector.route.isEmpty { return collector.route }
@@ -86,6 +89,10 @@ private final class GPXCollector: NSObject, XMLParserDelegate {
     var pointsRead = 0
     var rejectedPoints = 0
 
+    /// Whether an element was opened, and how many are open.
+    var sawRoot = false
+    var openElements = 0
+
     private enum Kind { case track, route, waypoint }
     private var current: (kind: Kind, point: GPXPoint, valid: Bool)?
     private var text = ""
@@ -96,6 +103,8 @@ private final class GPXCollector: NSObject, XMLParserDelegate {
         qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
+        sawRoot = true
+        openElements += 1
         let elementName = Self.localName(qualifiedElementName)
         if extensionDepth > 0 || elementName == "extensions" {
             extensionDepth += 1
@@ -126,6 +135,7 @@ private final class GPXCollector: NSObject, XMLParserDelegate {
     func parser(
         _ parser: XMLParser, didEndElement qualifiedElementName: String, namespaceURI: String?, qualifiedName: String?
     ) {
+        openElements -= 1
         let elementName = Self.localName(qualifiedElementName)
         if extensionDepth > 0 {
             extensionDepth -= 1
