@@ -38,20 +38,30 @@ public enum WireCodec {
     ///
     /// - Throws: `ActivityError` `.invalidPayload` naming the key and the problem, for example
     ///   `invalid myeline.activity.v1 payload: missing key 'seq'` or
-    ///   `invalid myeline.track.v1 payload: 'latitude': 123.4 is outside -90...90`.
+    ///   `invalid myeline.track.v1 payload: 'latitude': 123.4 is outside -90...90`. A key that appears
+    ///   twice in one object is refused too (`duplicate key 'seq'`): receivers in other languages
+    ///   would each keep another of the two values.
     public static func decode<Payload: Decodable & WirePayload>(
         _ type: Payload.Type, from data: Data
     ) throws(ActivityError) -> Payload {
+        let payload: Payload
         do {
-            return try decoder.decode(type, from: data)
+            payload = try decoder.decode(type, from: data)
         } catch {
-            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error))")
+            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error, in: data))")
         }
+        if let finding = JSONShape.finding(in: data) {
+            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(finding)")
+        }
+        return payload
     }
 
-    /// A one-line explanation of a coding error, naming the key path.
-    private static func problem(_ error: any Error) -> String {
+    /// A one-line explanation of a coding error, naming the key path; `data` explains the decoder's
+    /// bare "not valid JSON".
+    private static func problem(_ error: any Error, in data: Data? = nil) -> String {
         switch error {
+        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && data != nil:
+            data.map(syntaxProblem) ?? context.debugDescription
         case DecodingError.keyNotFound(let key, let context):
             "missing key '\(path(context.codingPath + [key]))'"
         case DecodingError.valueNotFound(let type, let context):
@@ -67,6 +77,20 @@ public enum WireCodec {
         default:
             "\(error)"
         }
+    }
+
+    /// Why the decoder found `data` not valid JSON: what Foundation's JSON parser says (`Invalid value
+    /// around character 7.`), a trailing comma, or else a number the decoder cannot hold.
+    private static func syntaxProblem(_ data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey].map { "\($0)" } ?? "\(error)"
+            return "not valid JSON: \(detail)"
+        }
+        if let finding = JSONShape.finding(in: data), case .trailingComma = finding { return "\(finding)" }
+        return "not valid JSON here: a number that does not fit its key (a fraction or more than 64 bits"
+            + " for an integer, beyond ±1.8e308 or nearer to 0 than 2.2e-308 for a number)"
     }
 
     /// The quoted key path, such as `'content-state.latitude'`, or "the payload" for the top level.

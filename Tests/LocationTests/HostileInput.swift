@@ -30,7 +30,8 @@ struct HostileInput: Sendable, CustomTestStringConvertible {
         /// `fix`, after a line rejected for `reason`.
         static func fixAfter(_ reason: LineRejection, _ fix: Self) -> Self {
             guard case .fix(let latitude, let longitude, let time, _, let dropped) = fix else { return fix }
-            return .fix(latitude: latitude, longitude: longitude, time: time, alsoRejected: reason, alsoDropped: dropped)
+            return .fix(
+                latitude: latitude, longitude: longitude, time: time, alsoRejected: reason, alsoDropped: dropped)
         }
 
         var description: String {

@@ -4,7 +4,8 @@ import FuzzSupport
 
 /// The file the input is written to: in memory where possible, without fsync, so that the disk
 /// does not set the pace.
-private let path = (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
+private let path =
+    (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
     + "/myeline-fuzz-\(getpid()).yaml"
 
 /// The outcome of one load, handed from the task that loads to the fuzzer's thread.
