@@ -30,6 +30,7 @@ let package = Package(
             dependencies: [
                 "CLibFuzzer",
                 .product(name: "LiveActivity", package: myeline),
+                .product(name: "Location", package: myeline),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

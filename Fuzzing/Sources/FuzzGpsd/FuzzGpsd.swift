@@ -1,23 +1,14 @@
-import Foundation
 import FuzzSupport
 import Location
 
 /// libFuzzer entry point: gpsd JSON lines (a `gpspipe -w` capture) through the decoder and a live
 /// fix gate.
 ///
-/// Besides not crashing or hanging, every fix the gate passes must be finite and in range.
+/// Besides not crashing or hanging: the checks of ``FuzzSupport/checkLiveGate(_:statistics:inputCount:)``.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let bytes = FuzzSupport.bytes(data, count)
     var decoder = GpsdDecoder(logger: FuzzSupport.quietLogger)
-    let updates = decoder.decode(bytes)
-    var statistics = decoder.statistics
-    precondition(statistics.bytesRead >= count)
-    var gate = FixGate()
-    for update in updates {
-        guard let passed = gate.admit(update, statistics: &statistics), let fix = passed.fix else { continue }
-        precondition((-90...90).contains(fix.latitude) && (-180...180).contains(fix.longitude))
-        precondition(fix.time >= FixGate.Configuration.lastWeekRollover)
-    }
+    let updates = decoder.decode(FuzzSupport.bytes(data, count))
+    FuzzSupport.checkLiveGate(updates, statistics: decoder.statistics, inputCount: count)
     return 0
 }
