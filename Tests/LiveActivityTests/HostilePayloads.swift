@@ -259,6 +259,15 @@ struct HostilePayloadTests {
         #expect(InvalidPayload.hostile.count + AcceptedPayload.all.count >= 150)
     }
 
+    /// Found by fuzzing (FuzzCommand): a command at 1,700,006,252,794,888,193 s encoded to other bytes
+    /// once decoded and encoded again, as rounding to milliseconds is not stable that far out.
+    @Test(arguments: [1_700_006_252_794_888_192, 1e300, -1e300, 253_402_300_799.999, 1_700_000_060.123_4])
+    func encodingWhatWasDecodedGivesTheSameBytes(_ seconds: Double) throws {
+        let command = try Command(id: "req-1", intent: .start, timestamp: Date(timeIntervalSince1970: seconds))
+        let encoded = try WireCodec.encode(command)
+        #expect(try WireCodec.encode(WireCodec.decode(Command.self, from: encoded)) == encoded)
+    }
+
     @Test(arguments: AcceptedPayload.all)
     func accepted(_ payload: AcceptedPayload) throws {
         let data = Data(payload.json.utf8)
