@@ -431,6 +431,9 @@ extension HostileInput {
                 gpx(
                     body: "<time>2024-03-15T09:27:51Z</time><name>&x;</name>",
                     before: #"<!DOCTYPE gpx [<!ENTITY x SYSTEM "file:///etc/passwd">]>"#), gpxFix),
+            // Found by fuzzing: Foundation's XMLParser crashed on a processing instruction without data.
+            HostileInput(.gpx, "a processing instruction without data", gpx(before: "<?x?>"), gpxFix),
+            HostileInput(.gpx, "a stylesheet instruction", gpx(before: #"<?xml-stylesheet href="a.xsl"?>"#), gpxFix),
             // Leap seconds, rollovers and the far future (the live gate corrects rollovers).
             HostileInput(
                 .gpx, "a leap second at the end of 2026", gpxTime("2026-12-31T23:59:60Z"), gpxAt("2027-01-01T00:00:00Z")

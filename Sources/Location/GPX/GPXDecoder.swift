@@ -56,6 +56,9 @@ public struct GPXDecoder {
             data = Data(String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).utf8)
             statistics.rejected[.binary, default: 0] += 1
         }
+        // Foundation's XMLParser on Linux crashes on a processing instruction without data (`<?x?>`,
+        // found by fuzzing); GPX needs none, so every one but the XML declaration is blanked out.
+        data = Self.blankingProcessingInstructions(data)
         let parser = XMLParser(data: data)
         // Namespaces are resolved by hand (a prefix is dropped): the parser's own namespace
         // processing is another path that malformed input can crash.
@@ -78,6 +81,32 @@ public struct GPXDecoder {
         if !collector.track.isEmpty { return collector.track }
         if !collector.route.isEmpty { return collector.route }
         return collector.waypoints
+    }
+}
+
+extension GPXDecoder {
+    /// `data` with every `<?…?>` but an XML declaration at the start replaced by spaces.
+    static func blankingProcessingInstructions(_ data: Data) -> Data {
+        var bytes = [UInt8](data)
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">")) {
+                end += 1
+            }
+            let isDeclaration =
+                bytes[..<index].allSatisfy { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+                && bytes[(index + 2)...].starts(with: Array("xml ".utf8))
+            if !isDeclaration {
+                for position in index..<min(end + 2, bytes.count) { bytes[position] = 0x20 }
+            }
+            index = end + 2
+        }
+        return Data(bytes)
     }
 }
 
