@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "Board", targets: ["Board"]),
+        // For the fuzz targets in Fuzzing/, which compile the agent's configuration reader.
+        .library(name: "MyelineConfiguration", targets: ["MyelineConfiguration"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

@@ -14,12 +14,12 @@ public enum RowFormat {
 
     /// Speed in km/h, whole: `42`.
     public static func speed(_ metresPerSecond: Double?) -> String {
-        metresPerSecond.map { String(Int(($0 * 3.6).rounded())) } ?? "-"
+        metresPerSecond.map { String(whole(($0 * 3.6).rounded())) } ?? "-"
     }
 
     /// Course in whole degrees true: `87°`.
     public static func course(_ degrees: Double?) -> String {
-        degrees.map { "\(Int($0.rounded()) % 360)°" } ?? "-"
+        degrees.map { "\(whole($0.rounded()) % 360)°" } ?? "-"
     }
 
     /// `3D/9` (fix and satellites), `2D`, or `-` without a fix.
@@ -36,14 +36,14 @@ public enum RowFormat {
     /// A length in metres: `850m`, `12.3km`, `1234km`.
     public static func distance(_ metres: Double?) -> String {
         guard let metres, metres.isFinite else { return "-" }
-        if metres < 1000 { return "\(Int(metres.rounded()))m" }
+        if metres < 1000 { return "\(whole(metres.rounded()))m" }
         if metres < 100_000 { return "\(fixed(metres / 1000, 1))km" }
-        return "\(Int((metres / 1000).rounded()))km"
+        return "\(whole((metres / 1000).rounded()))km"
     }
 
     /// A duration in seconds as `h:mm:ss`.
     public static func elapsed(_ seconds: Double) -> String {
-        let total = Int(max(0, seconds).rounded(.down))
+        let total = whole(max(0, seconds).rounded(.down))
         let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
         return "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))"
     }
@@ -63,7 +63,7 @@ public enum RowFormat {
 
     /// A share 0...1 as `45%`.
     public static func progress(_ share: Double?) -> String {
-        share.map { "\(Int(($0 * 100).rounded()))%" } ?? "-"
+        share.map { "\(whole(($0 * 100).rounded()))%" } ?? "-"
     }
 
     /// An integer with thousands separators: `10,000`.
@@ -78,11 +78,20 @@ public enum RowFormat {
     }
 
     private static func compact(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.down))
-        if whole < 60 { return "\(whole)s" }
-        if whole < 3600 { return "\(whole / 60)m" }
-        if whole < 86_400 { return "\(whole / 3600)h" }
-        return "\(whole / 86_400)d"
+        let seconds = whole(seconds.rounded(.down))
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m" }
+        if seconds < 86_400 { return "\(seconds / 3600)h" }
+        return "\(seconds / 86_400)d"
+    }
+
+    /// The largest magnitude shown; the wire allows any finite number (a speed of 1e308 m/s, a date
+    /// 1e300 s away), which as an `Int` would trap.
+    static let largestShown = 1e15
+
+    /// A whole number as an `Int`, clamped to ±``largestShown`` (NaN as 0).
+    private static func whole(_ value: Double) -> Int {
+        value.isNaN ? 0 : Int(min(max(value, -largestShown), largestShown))
     }
 
     private static func twoDigits(_ value: Int) -> String {
@@ -93,7 +102,7 @@ public enum RowFormat {
     static func fixed(_ value: Double, _ decimals: Int) -> String {
         guard value.isFinite else { return "-" }
         let scale = pow(10, Double(decimals))
-        let scaled = Int64((abs(value) * scale).rounded())
+        let scaled = Int64(min(abs(value) * scale, largestShown).rounded())
         let integer = scaled / Int64(scale)
         let fraction = String(scaled % Int64(scale))
         let padded = String(repeating: "0", count: decimals - fraction.count) + fraction

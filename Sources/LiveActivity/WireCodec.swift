@@ -1,14 +1,15 @@
 import Foundation
 
 /// The one JSON codec of every Myeline payload: keys sorted, slashes unescaped, dates as UNIX
-/// epoch seconds (JSON numbers) rounded to milliseconds, absent optionals omitted.
+/// epoch seconds (JSON numbers) rounded to milliseconds (within 31,700 years of 1970), absent
+/// optionals omitted.
 public enum WireCodec {
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode((date.timeIntervalSince1970 * 1000).rounded() / 1000)
+            try container.encode(wireSeconds(date))
         }
         return encoder
     }()
@@ -18,6 +19,14 @@ public enum WireCodec {
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
     }()
+
+    /// A date's seconds since 1970 as sent: rounded to milliseconds, so that encoding what was decoded
+    /// gives the same bytes. Beyond 10^12 s (31,700 years) a `Double` keeps too few digits for that
+    /// rounding to be stable, and the seconds are sent as they are.
+    static func wireSeconds(_ date: Date) -> Double {
+        let seconds = date.timeIntervalSince1970
+        return abs(seconds) < 1e12 ? (seconds * 1000).rounded() / 1000 : seconds
+    }
 
     /// Encodes a payload, then checks the result with the receivers' own decoder, so that nothing
     /// is sent that receivers would reject (such as a latitude of 91).
@@ -41,7 +50,9 @@ public enum WireCodec {
     ///
     /// - Throws: `ActivityError` `.invalidPayload` naming the key and the problem, for example
     ///   `invalid myeline.activity.v1 payload: missing key 'seq'` or
-    ///   `invalid myeline.track.v1 payload: 'latitude': 123.4 is outside -90...90`.
+    ///   `invalid myeline.track.v1 payload: 'latitude': 123.4 is outside -90...90`. A key that appears
+    ///   twice in one object is refused too (`duplicate key 'seq'`): receivers in other languages
+    ///   would each keep another of the two values.
     public static func decode<Payload: Decodable & WirePayload>(
         _ type: Payload.Type, from data: Data
     ) throws(ActivityError) -> Payload {
@@ -50,22 +61,32 @@ public enum WireCodec {
 
     /// Decodes and checks a payload, as ``decode(_:from:)-(_,Data)`` does.
     ///
-    /// A well-formed payload takes ``WireJSON``'s fast path; anything else is decoded by
-    /// `JSONDecoder`, whose error names the problem.
+    /// A well-formed payload takes ``WireJSON``'s fast path; anything else (duplicate keys and
+    /// trailing commas included) is decoded by `JSONDecoder` and checked by ``JSONShape``, whose
+    /// errors name the problem.
     public static func decode<Payload: Decodable & WirePayload>(
         _ type: Payload.Type, from bytes: [UInt8]
     ) throws(ActivityError) -> Payload {
         if let payload = WireJSON.decode(type, from: bytes) { return payload }
+        let data = Data(bytes)
+        let payload: Payload
         do {
-            return try decoder.decode(type, from: Data(bytes))
+            payload = try decoder.decode(type, from: data)
         } catch {
-            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error))")
+            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error, in: data))")
         }
+        if let finding = JSONShape.finding(in: data) {
+            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(finding)")
+        }
+        return payload
     }
 
-    /// A one-line explanation of a coding error, naming the key path.
-    private static func problem(_ error: any Error) -> String {
+    /// A one-line explanation of a coding error, naming the key path; `data` explains the decoder's
+    /// bare "not valid JSON".
+    private static func problem(_ error: any Error, in data: Data? = nil) -> String {
         switch error {
+        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && data != nil:
+            data.map(syntaxProblem) ?? context.debugDescription
         case DecodingError.keyNotFound(let key, let context):
             "missing key '\(path(context.codingPath + [key]))'"
         case DecodingError.valueNotFound(let type, let context):
@@ -81,6 +102,20 @@ public enum WireCodec {
         default:
             "\(error)"
         }
+    }
+
+    /// Why the decoder found `data` not valid JSON: what Foundation's JSON parser says (`Invalid value
+    /// around character 7.`), a trailing comma, or else a number the decoder cannot hold.
+    private static func syntaxProblem(_ data: Data) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey].map { "\($0)" } ?? "\(error)"
+            return "not valid JSON: \(detail)"
+        }
+        if let finding = JSONShape.finding(in: data), case .trailingComma = finding { return "\(finding)" }
+        return "not valid JSON here: a number that does not fit its key (a fraction or more than 64 bits"
+            + " for an integer, beyond ±1.8e308 or nearer to 0 than 2.2e-308 for a number)"
     }
 
     /// The quoted key path, such as `'content-state.latitude'`, or "the payload" for the top level.

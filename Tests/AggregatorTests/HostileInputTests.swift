@@ -32,4 +32,32 @@ struct HostileInputTests {
         #expect(!frame.joined().contains("\u{1B}"))
         #expect(frame.joined().contains("Van?[2J?]0…"))
     }
+
+    /// Values the contract allows but no receiver reports (a speed of 1e308 m/s, dates 1e300 s away)
+    /// once trapped converting to `Int`; they are shown clamped to 10^15.
+    @Test func extremeValuesAreShownClamped() throws {
+        #expect(RowFormat.speed(1e308) == "1000000000000000")
+        #expect(RowFormat.distance(1e308) == "1000000000000000km")
+        #expect(RowFormat.elapsed(1e308) == "277777777777:46:40")
+        #expect(RowFormat.age(since: Date(timeIntervalSince1970: -1e300), now: Wire.now) == "11574074074d")
+        #expect(RowFormat.eta(Date(timeIntervalSince1970: 1e300), now: Wire.now) == "+11574074074d")
+
+        var fleet = Fleet()
+        var object = HostileCorpus.validEnvelope(device: "van-7", activity: "a1")
+        object["timestamp"] = 1e300
+        object["stale-date"] = -1e300
+        object["content-state"] = [
+            "fix": "3d", "latitude": 52.5, "longitude": 13.4, "speed": 1e308, "distance": 1e308, "elapsed": 1e308,
+            "paused": false, "eta": 1e300, "fixTime": -1e300,
+        ]
+        _ = Wire.apply(&fleet, Wire.json(object))
+        let row = try #require(fleet.rows.values.first)
+        for layout in BoardLayout.allCases {
+            var view = BoardView()
+            let frame = FrameRenderer(layout: layout, columns: 120, lines: 30, colours: false)
+                .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now)
+            #expect(!frame.isEmpty)
+        }
+        #expect(BoardJSON.row(row, state: fleet.state(of: row, at: Wire.now)).contains(#""speed":1e+308"#))
+    }
 }

@@ -8,6 +8,8 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
     let kind: PayloadKind
     /// The payload; nil when the change's target is not in the golden (a broken row).
     let json: String?
+    /// The payload's bytes, where they are not UTF-8 text; otherwise those of `json`.
+    let bytes: [UInt8]?
     let problem: String
     /// False where only JSON parsing can reject the payload (not JSON, or a number Swift cannot hold).
     let schemaRejects: Bool
@@ -22,19 +24,37 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
         self.name = name
         self.kind = kind
         self.json = base.range(of: target).map { base.replacingCharacters(in: $0, with: replacement) }
+        self.bytes = nil
         self.problem = problem
         self.schemaRejects = schemaRejects
     }
 
-    init(_ name: String, _ kind: PayloadKind, json: String, problem: String) {
+    init(_ name: String, _ kind: PayloadKind, json: String, problem: String, schemaRejects: Bool = true) {
         self.name = name
         self.kind = kind
         self.json = json
+        self.bytes = nil
         self.problem = problem
-        self.schemaRejects = true
+        self.schemaRejects = schemaRejects
     }
 
-    static let all: [InvalidPayload] = [
+    /// A payload that is not UTF-8 text, which no JSON Schema validator can read.
+    init(_ name: String, _ kind: PayloadKind, bytes: [UInt8], problem: String) {
+        self.name = name
+        self.kind = kind
+        self.json = String(decoding: bytes, as: UTF8.self)
+        self.bytes = bytes
+        self.problem = problem
+        self.schemaRejects = false
+    }
+
+    /// The payload as sent; nil for a broken row.
+    var data: Data? { bytes.map { Data($0) } ?? json.map { Data($0.utf8) } }
+
+    /// Every row: the hand-made ones and the hostile ones (HostilePayloads.swift).
+    static let all: [InvalidPayload] = handMade + hostile
+
+    static let handMade: [InvalidPayload] = [
         // Activity envelopes.
         .init(
             "missing seq", .envelope, golden: "envelope-start-minimal", replacing: #","seq":1"#, with: "",
@@ -105,11 +125,11 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
             problem: "the payload has the wrong type; expected an object"),
         .init(
             "not JSON", .envelope, golden: "envelope-start-minimal", replacing: #""seq":1"#, with: #""seq":"#,
-            problem: "The given data was not valid JSON.", schemaRejects: false),
+            problem: "not valid JSON: Invalid value around character 373.", schemaRejects: false),
         .init(
             "relevance score beyond a Double", .envelope, golden: "envelope-start-minimal",
             replacing: #""relevance-score":0"#, with: #""relevance-score":1e999"#,
-            problem: "The given data was not valid JSON.", schemaRejects: false),
+            problem: "not valid JSON: Number 1e999 is not representable in Swift.", schemaRejects: false),
         // Status messages.
         .init(
             "online without since", .status, golden: "status-online", replacing: #","since":1700000000"#, with: "",

@@ -7,8 +7,8 @@ import Testing
 struct InvalidPayloadTests {
     @Test(arguments: InvalidPayload.all)
     func decodingNamesTheProblem(_ payload: InvalidPayload) throws {
-        let json = try #require(payload.json, "the change's target is not in the golden payload")
-        let error = #expect(throws: ActivityError.self) { try payload.kind.decode(Data(json.utf8)) }
+        let data = try #require(payload.data, "the change's target is not in the golden payload")
+        let error = #expect(throws: ActivityError.self) { try payload.kind.decode(data) }
         #expect(error?.code == .invalidPayload)
         #expect(error?.message == "invalid \(payload.kind.schema) payload: \(payload.problem)")
     }

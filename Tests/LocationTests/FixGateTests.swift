@@ -33,6 +33,14 @@ import Testing
             inputs: [update(0, 0)],
             expected: [nil]),
         Row(name: "zero latitude alone is fine", inputs: [update(0, 13)], expected: [nil]),
+        // A gpsd "time":-1e300 once made the rollover correction loop for ever.
+        Row(name: "a time 1e300 s before 1970", inputs: [update(45, 13, at: -1e300)], expected: [.beforeGPSEpoch]),
+        Row(
+            name: "a time just before GPS time began", inputs: [update(45, 13, at: -1_384_035_201)],
+            expected: [.beforeGPSEpoch]),
+        Row(
+            name: "no rollover correction, no GPS epoch check", configuration: .recording,
+            inputs: [update(45, 13, at: -1e300)], expected: [nil]),
         Row(
             name: "duplicate time", inputs: [update(45, 13, at: 0), update(45, 13, at: 0)],
             expected: [nil, .duplicateTime]),

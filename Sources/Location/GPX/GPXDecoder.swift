@@ -56,12 +56,17 @@ public struct GPXDecoder {
             data = Data(String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).utf8)
             statistics.rejected[.binary, default: 0] += 1
         }
+        // Foundation's XMLParser on Linux crashes on a processing instruction without data (`<?x?>`,
+        // found by fuzzing); GPX needs none, so every one but the XML declaration is blanked out.
+        data = Self.blankingProcessingInstructions(data)
         let parser = XMLParser(data: data)
         // Namespaces are resolved by hand (a prefix is dropped): the parser's own namespace
         // processing is another path that malformed input can crash.
         parser.shouldProcessNamespaces = false
         parser.delegate = collector
-        let wellFormed = parser.parse()
+        // Foundation's parser on Linux accepts a document that ends early (an empty file, a copy cut
+        // short): it is well-formed only if its root element was opened and closed.
+        let wellFormed = parser.parse() && collector.sawRoot && collector.openElements == 0
         statistics.bytesRead += bytes.count
         statistics.linesRead += collector.pointsRead
         statistics.linesDecoded += collector.pointsRead - collector.rejectedPoints
@@ -70,11 +75,38 @@ public struct GPXDecoder {
             statistics.rejected[.invalidXML, default: 0] += 1
             xmlError =
                 parser.parserError.map { "\($0.localizedDescription) at line \(parser.lineNumber)" }
-                ?? "not well-formed at line \(parser.lineNumber)"
+                ?? (collector.sawRoot
+                    ? "the document ends before its root element does" : "no root element: not an XML document")
         }
         if !collector.track.isEmpty { return collector.track }
         if !collector.route.isEmpty { return collector.route }
         return collector.waypoints
+    }
+}
+
+extension GPXDecoder {
+    /// `data` with every `<?…?>` but an XML declaration at the start replaced by spaces.
+    static func blankingProcessingInstructions(_ data: Data) -> Data {
+        var bytes = [UInt8](data)
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">")) {
+                end += 1
+            }
+            let isDeclaration =
+                bytes[..<index].allSatisfy { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+                && bytes[(index + 2)...].starts(with: Array("xml ".utf8))
+            if !isDeclaration {
+                for position in index..<min(end + 2, bytes.count) { bytes[position] = 0x20 }
+            }
+            index = end + 2
+        }
+        return Data(bytes)
     }
 }
 
@@ -86,6 +118,10 @@ private final class GPXCollector: NSObject, XMLParserDelegate {
     var pointsRead = 0
     var rejectedPoints = 0
 
+    /// Whether an element was opened, and how many are open.
+    var sawRoot = false
+    var openElements = 0
+
     private enum Kind { case track, route, waypoint }
     private var current: (kind: Kind, point: GPXPoint, valid: Bool)?
     private var text = ""
@@ -96,6 +132,8 @@ private final class GPXCollector: NSObject, XMLParserDelegate {
         qualifiedName: String?,
         attributes: [String: String] = [:]
     ) {
+        sawRoot = true
+        openElements += 1
         let elementName = Self.localName(qualifiedElementName)
         if extensionDepth > 0 || elementName == "extensions" {
             extensionDepth += 1
@@ -126,6 +164,7 @@ private final class GPXCollector: NSObject, XMLParserDelegate {
     func parser(
         _ parser: XMLParser, didEndElement qualifiedElementName: String, namespaceURI: String?, qualifiedName: String?
     ) {
+        openElements -= 1
         let elementName = Self.localName(qualifiedElementName)
         if extensionDepth > 0 {
             extensionDepth -= 1

@@ -189,8 +189,13 @@ private struct MessageFields {
             }
             return date
         case .number:
-            // gpsd before 3.10 sent seconds since 1970.
-            return number(value).map { Date(timeIntervalSince1970: $0) }
+            // gpsd before 3.10 sent seconds since 1970; as for ISO 8601 times, up to the end of year 9999.
+            guard let seconds = number(value) else { return nil }
+            guard (0...CivilTime.latestSecond).contains(seconds) else {
+                failed = true
+                return nil
+            }
+            return Date(timeIntervalSince1970: seconds)
         case .null:
             return nil
         default:

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// In order, a fix is dropped when its latitude or longitude is NaN or infinite, out of range, or
 /// exactly (0, 0) (unless allowed); its time is moved forward by 1024 GPS weeks while it is before
-/// ``Configuration/weekRolloverPivot``; it is then dropped when its time equals (a repeated epoch) or
+/// ``Configuration/weekRolloverPivot`` (or dropped if it is before GPS time began); it is then dropped when its time equals (a repeated epoch) or
 /// precedes (time going backwards) the last passed fix. Non-finite optional values (altitude, speed,
 /// ...) are cleared to `nil`, not dropped. Updates without a fix always pass.
 ///
@@ -63,6 +63,10 @@ public struct FixGate: Sendable {
     /// 1024 weeks in seconds.
     public static let weekRolloverPeriod: TimeInterval = 1024 * 7 * 86_400
 
+    /// When GPS time began, 1980-01-06T00:00:00Z: with rollover correction on, earlier fix times are
+    /// garbage, not rollovers, and are dropped (``FixDropReason/beforeGPSEpoch``).
+    public static let gpsEpoch = Date(timeIntervalSince1970: 315_964_800)
+
     /// The checks in force.
     public var configuration: Configuration
     private var lastTime: Date?
@@ -92,7 +96,10 @@ public struct FixGate: Sendable {
         if !configuration.allowsNullIsland && fix.latitude == 0 && fix.longitude == 0 { return .drop(.nullIsland) }
         statistics.nonFiniteFieldsCleared += Self.clearNonFinite(&fix)
         if let pivot = configuration.weekRolloverPivot, fix.time < pivot {
-            while fix.time < pivot { fix.time += Self.weekRolloverPeriod }
+            // No GPS receiver reports a time before GPS time began, rollover or not.
+            guard fix.time >= Self.gpsEpoch else { return .drop(.beforeGPSEpoch) }
+            let periods = (pivot.timeIntervalSince(fix.time) / Self.weekRolloverPeriod).rounded(.up)
+            fix.time += periods * Self.weekRolloverPeriod
             statistics.weekRolloverCorrections += 1
         }
         if let lastTime {

@@ -40,6 +40,9 @@ public enum FixDropReason: String, Hashable, Sendable, CaseIterable, Comparable 
     case missingDate
     /// The last NMEA epoch of a file, cut off before it had the sentences the epoch before it had.
     case incompleteEpoch
+    /// With week-rollover correction on, a time before GPS time began (1980-01-06): not a rollover
+    /// but garbage, such as a gpsd `"time":-1e300`.
+    case beforeGPSEpoch
 
     public static func < (lhs: FixDropReason, rhs: FixDropReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }

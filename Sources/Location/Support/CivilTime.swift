@@ -2,6 +2,9 @@ import Foundation
 
 /// Calendar arithmetic in UTC without Foundation's calendars (which are slow and locale-bound).
 enum CivilTime {
+    /// 9999-12-31T23:59:59Z in seconds since 1970: the last second a four-digit year can name.
+    static let latestSecond: TimeInterval = 253_402_300_799
+
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
     static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year

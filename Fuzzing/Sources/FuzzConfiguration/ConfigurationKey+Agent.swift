@@ -1,0 +1,1 @@
+../../../Sources/MyelineAgent/Configuration/ConfigurationKey+Agent.swift

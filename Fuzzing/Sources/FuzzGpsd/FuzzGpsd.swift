@@ -1,0 +1,14 @@
+import FuzzSupport
+import Location
+
+/// libFuzzer entry point: gpsd JSON lines (a `gpspipe -w` capture) through the decoder and a live
+/// fix gate.
+///
+/// Besides not crashing or hanging: the checks of ``FuzzSupport/checkLiveGate(_:statistics:inputCount:)``.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    var decoder = GpsdDecoder(logger: FuzzSupport.quietLogger)
+    let updates = decoder.decode(FuzzSupport.bytes(data, count))
+    FuzzSupport.checkLiveGate(updates, statistics: decoder.statistics, inputCount: count)
+    return 0
+}
