@@ -163,6 +163,13 @@ extension HostileInput {
             HostileInput(
                 .nmea, "ZDA of 1979", NMEADecoderTests.sentence("GPZDA,092751.00,15,03,1979,00,00"),
                 .rejected(.invalidField)),
+            // Found by FuzzNMEA: a year this long overflowed the milliseconds since 1970 (a trap).
+            HostileInput(
+                .nmea, "ZDA of year 10000", NMEADecoderTests.sentence("GPZDA,092751.00,15,03,10000,00,00"),
+                .rejected(.invalidField)),
+            HostileInput(
+                .nmea, "ZDA of year 2^62", NMEADecoderTests.sentence("GPZDA,092751.00,15,03,4611686018427387904,00,00"),
+                .rejected(.invalidField)),
             // The far future: the latest date a two-digit year gives.
             HostileInput(
                 .nmea, "31 December 2079", rmc(time: "235959.999", date: "311279"),

@@ -256,7 +256,8 @@ private struct FieldReader {
         let month = integer(3)
         let year = integer(4)
         guard let day, let month, let year else { return .zda(.init(timeOfDay: time, day: nil)) }
-        guard CivilTime.isValid(year: year, month: month, day: day), year >= 1980 else {
+        // From GPS time's start to the last four-digit year: a longer year would overflow the arithmetic.
+        guard (1980...9999).contains(year), CivilTime.isValid(year: year, month: month, day: day) else {
             failed = true
             return nil
         }
