@@ -75,6 +75,8 @@ final class ClientContext: Sendable {
         var lastFailure: MQTTConnectionEvent?
         /// libmosquitto's last error log line, which carries OpenSSL's reason for a TLS failure.
         var lastLibraryError: String?
+        /// The reason code of a DISCONNECT the broker sent (MQTT 5), for the network loop to report.
+        var brokerDisconnectReason: Int32?
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -113,17 +115,29 @@ final class ClientContext: Sendable {
     /// Called by the network loop when an attempt or a connection ends (`requested`: because the
     /// client is shutting down); returns what to report.
     func endAttempt(returnCode: Int32, requested: Bool) -> MQTTConnectionEvent {
-        let (wasConnected, refusal, detail) = state.withLock { state in
+        let (wasConnected, refusal, detail, brokerReason) = state.withLock { state in
             defer {
                 state.connected = false
                 state.connectedThisAttempt = false
                 state.refusal = nil
                 state.lastLibraryError = nil
+                state.brokerDisconnectReason = nil
             }
-            return (state.connectedThisAttempt, state.refusal, state.lastLibraryError)
+            return (state.connectedThisAttempt, state.refusal, state.lastLibraryError, state.brokerDisconnectReason)
         }
         if requested { return .disconnected(nil) }
         if let refusal { return .connectionFailed(refusal) }
+        if wasConnected, let brokerReason {
+            let reason = String(cString: mosquitto_reason_string(brokerReason))
+            if brokerReason == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) {
+                return .disconnected(
+                    MQTTError(
+                        .sessionTakenOver,
+                        "connection closed by the broker: \(reason): another client connected with client id "
+                            + "\(configuration.clientID)"))
+            }
+            return .disconnected(MQTTError(.connectionLost, "connection closed by the broker: \(reason)"))
+        }
         var error =
             MQTTError.from(returnCode: returnCode, context: wasConnected ? "connection lost" : "cannot connect")
             ?? MQTTError(.connectionLost, "connection closed by the broker")
@@ -132,6 +146,14 @@ final class ClientContext: Sendable {
             error = MQTTError(.connectionLost, "connection lost: closed by the broker")
         }
         return wasConnected ? .disconnected(error) : .connectionFailed(error)
+    }
+
+    /// Called by the disconnect callback on the network thread with libmosquitto's code: the
+    /// reason code of the broker's DISCONNECT (MQTT 5), or one of libmosquitto's own small error
+    /// numbers, which stay below MQTT's failure reason codes (0x80 and above).
+    func didDisconnect(code: Int32) {
+        guard code >= 0x80 else { return }
+        state.withLock { $0.brokerDisconnectReason = code }
     }
 
     func recordLibraryError(_ line: String) {

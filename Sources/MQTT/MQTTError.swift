@@ -16,7 +16,7 @@ public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case invalidConfiguration, connectionRefused, tls, notConnected, connectionLost,
                 network, publishRefused, subscriptionRefused, invalidTopic, payloadTooLarge,
-                clientShutDown, library
+                clientShutDown, library, sessionTakenOver
         }
         private let value: Value
 
@@ -30,6 +30,10 @@ public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let notConnected = Code(value: .notConnected)
         /// An established connection was lost.
         public static let connectionLost = Code(value: .connectionLost)
+        /// The broker closed the connection because another client connected with the same client
+        /// id (MQTT 5 reason code 0x8E, "session taken over"). MQTT 3.1.1 brokers close the
+        /// connection without a reason, which is then `.connectionLost`.
+        public static let sessionTakenOver = Code(value: .sessionTakenOver)
         /// The broker could not be reached (lookup failed, connection refused, unreachable).
         public static let network = Code(value: .network)
         /// The broker answered a QoS 1/2 publish with a failure reason code (MQTT v5).

@@ -79,7 +79,13 @@ final class NetworkLoop: Sendable {
             case .disconnected: failures = 1
             case .connectionFailed, .connected: failures += 1
             }
-            let delay = configuration.reconnect.delay(afterFailures: failures, using: &generator)
+            var delay = configuration.reconnect.delay(afterFailures: failures, using: &generator)
+            if case .disconnected(let error?) = event, error.code == .sessionTakenOver {
+                // Another client uses this client id: coming back at once would take its session
+                // over in turn, and the two would evict each other every second. The longest wait
+                // keeps the duel down to one takeover per maximum delay.
+                delay = configuration.reconnect.maximumDelay
+            }
             log(event, retryIn: delay)
             _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay.seconds * 1e9)))
         }

@@ -12,6 +12,8 @@ public final class TestProcess: Sendable {
 
     private struct State {
         var lines: [String] = []
+        /// When each line was read, on the monotonic clock.
+        var times: [ContinuousClock.Instant] = []
         var waiters:
             [(id: UInt64, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String, any Error>)] =
                 []
@@ -116,6 +118,13 @@ public final class TestProcess: Sendable {
     /// Everything the process printed so far.
     public var output: String { state.withLock { $0.lines.joined(separator: "\n") } }
 
+    /// Every line printed so far with the time the test read it (monotonic clock), for measuring
+    /// when a process reported events: to within the pipe's latency, sub-second where the
+    /// process's own timestamps (mosquitto's) are whole seconds.
+    public var timedLines: [(line: String, time: ContinuousClock.Instant)] {
+        state.withLock { state in zip(state.lines, state.times).map { ($0, $1) } }
+    }
+
     /// Waits until the process prints a line containing `text` (or has printed one already).
     ///
     /// - Throws: `TestSupportError` with the output so far if the process ends first or `timeout` passes.
@@ -209,8 +218,10 @@ public final class TestProcess: Sendable {
     }
 
     private func received(_ line: String) {
+        let now = ContinuousClock.now
         let ready = state.withLock { state in
             state.lines.append(line)
+            state.times.append(now)
             var matched: [CheckedContinuation<String, any Error>] = []
             state.waiters.removeAll { waiter in
                 guard waiter.predicate(line) else { return false }

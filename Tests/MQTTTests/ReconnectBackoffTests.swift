@@ -7,25 +7,68 @@ struct ReconnectBackoffTests {
         #expect(ReconnectBackoff().nominalDelay(afterFailures: failures) == .seconds(seconds))
     }
 
-    @Test(arguments: [(0.0, 0.75), (0.5, 1.0), (0.999_999, 1.25)])
-    func jitterSpreadsEachDelayByAQuarter(unitRandom: Double, factor: Double) {
-        let backoff = ReconnectBackoff()
-        let delay = backoff.delay(afterFailures: 3, unitRandom: unitRandom)
+    @Test(arguments: [(0.0, 1.0), (0.5, 0.5), (0.75, 0.25), (0.999_999, 0.000_001)])
+    func fullJitterDrawsEachDelayFromZeroToTheNominalOne(unitRandom: Double, factor: Double) {
+        let delay = ReconnectBackoff().delay(afterFailures: 3, unitRandom: unitRandom)
         #expect(abs(delay / .seconds(4) - factor) < 1e-5)
+        #expect(delay > .zero)
     }
 
-    @Test func aThousandTrackersDoNotComeBackInTheSameSecond() {
-        // After a broker restart every tracker is at its first failure: with ±25 % jitter around 1 s,
-        // the first retries spread over 0.75 s to 1.25 s instead of landing together.
-        var generator = SplitMix64(seed: 2_947)
-        let backoff = ReconnectBackoff()
-        let delays = (0..<1_000).map { _ in backoff.delay(afterFailures: 1, using: &generator) / .milliseconds(1) }
-        var perTenMilliseconds: [Int: Int] = [:]
-        for delay in delays { perTenMilliseconds[Int(delay / 10), default: 0] += 1 }
-        #expect(delays.allSatisfy { (750...1_250).contains($0) })
-        #expect(delays.max()! - delays.min()! > 450)
-        // Uniform jitter puts about 20 per 10 ms slot; no slot should hold a crowd.
-        #expect(perTenMilliseconds.values.max()! < 60)
+    @Test(arguments: [(0.0, 1.0), (0.999_999, 0.75)])
+    func partialJitterKeepsTheRestOfTheNominalDelay(unitRandom: Double, factor: Double) {
+        let delay = ReconnectBackoff(jitter: 0.25).delay(afterFailures: 7, unitRandom: unitRandom)
+        #expect(abs(delay / .seconds(60) - factor) < 1e-5)
+    }
+
+    /// Issue 8, scenario 6, as arithmetic: 200 trackers lose the broker at once and each retries on
+    /// its own backoff; the broker is back after `outage` seconds. The fleet's reconnections (the
+    /// first attempt of each tracker after the outage) must not put more than 20 % of it in any one
+    /// second. Twenty fleets from fixed seeds; the median fleet is judged, and the worst reported.
+    @Test(arguments: [10.0, 15.0, 30.0])
+    func fullJitterSpreadsTheReconnectionsAfterAnOutage(outage: Double) {
+        let shares = (1...20).map { seed in
+            Self.busiestSecondShare(ReconnectBackoff(), outage: outage, seed: UInt64(seed))
+        }.sorted()
+        #expect(shares[10] <= 0.2, "busiest second shares: \(shares)")
+        // The cap holds: nobody waits more than 60 s after the broker is back.
+        var generator = SplitMix64(seed: 99)
+        let latest = (0..<200).map { _ in Self.reconnection(ReconnectBackoff(), outage: outage, using: &generator) }
+            .max()!
+        #expect(latest - outage <= 60)
+    }
+
+    @Test func equalJitterBunchesTheFleet() {
+        // Waits drawn from half to all of the nominal one (like the former ±25 % around it) add up
+        // to a bell: after a 10 s outage about 30 % of the fleet comes back in the same second.
+        let equal = ReconnectBackoff(jitter: 0.5)
+        let shares = (1...20).map { Self.busiestSecondShare(equal, outage: 10, seed: UInt64($0)) }.sorted()
+        #expect(shares[10] > 0.2, "busiest second shares: \(shares)")
+    }
+
+    /// When a tracker that lost the broker at time 0 reconnects to a broker back at `outage` s.
+    static func reconnection(
+        _ backoff: ReconnectBackoff, outage: Double, using generator: inout some RandomNumberGenerator
+    ) -> Double {
+        var time = 0.0
+        var failures = 1
+        while true {
+            time += backoff.delay(afterFailures: failures, using: &generator) / .seconds(1)
+            if time >= outage { return time }
+            failures += 1
+        }
+    }
+
+    /// The largest share of 200 trackers whose reconnections fall within one second (sliding window).
+    static func busiestSecondShare(_ backoff: ReconnectBackoff, outage: Double, seed: UInt64) -> Double {
+        var generator = SplitMix64(seed: seed)
+        let times = (0..<200).map { _ in reconnection(backoff, outage: outage, using: &generator) }.sorted()
+        var busiest = 0
+        var first = 0
+        for last in times.indices {
+            while times[last] - times[first] >= 1 { first += 1 }
+            busiest = max(busiest, last - first + 1)
+        }
+        return Double(busiest) / Double(times.count)
     }
 }
 

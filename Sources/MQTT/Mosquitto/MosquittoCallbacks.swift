@@ -9,6 +9,9 @@ enum MosquittoCallbacks {
             clientContext(user).didReceiveConnack(
                 reasonCode: reasonCode, sessionPresent: flags & 1 != 0, handle: mosq)
         }
+        mosquitto_disconnect_v5_callback_set(handle.pointer) { _, user, code, _ in
+            clientContext(user).didDisconnect(code: code)
+        }
         mosquitto_publish_v5_callback_set(handle.pointer) { _, user, mid, reasonCode, _ in
             clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.published(reasonCode: reasonCode))
         }

@@ -79,12 +79,20 @@ struct AgentService: Service, CustomStringConvertible {
                 client: client, topic: statusTopic, device: device, outbox: outbox, blocking: blocking, clock: clock,
                 logger: logger)
             let connectionEvents = client.connectionEvents
+            let (clientID, maximumDelay) = (mqtt.clientID, mqtt.reconnect.maximumDelay)
             let presenceTask = Task {
+                var conflict = DeviceConflict(device: device, clientID: clientID, logger: logger)
                 for await event in connectionEvents {
-                    guard case .connected = event else { continue }
-                    logger.info("Connected to the broker", metadata: ["mqtt.topic": "\(statusTopic)"])
-                    drainer.notify()
-                    await presence.publishOnline()
+                    switch event {
+                    case .connected:
+                        logger.info("Connected to the broker", metadata: ["mqtt.topic": "\(statusTopic)"])
+                        drainer.notify()
+                        await presence.publishOnline()
+                    case .disconnected(let error?) where error.code == .sessionTakenOver:
+                        conflict.sessionTakenOver(retryIn: maximumDelay)
+                    case .disconnected, .connectionFailed:
+                        continue
+                    }
                 }
             }
             let center = ActivityCenter(clock: clock, maximumActivities: configuration.activity.maximumActivities)
@@ -269,6 +277,43 @@ struct Presence: Sendable {
         } catch {
             logger.warning(
                 "Cannot publish the status", metadata: ["error": "\(error)", "myeline.state": "\(status.state)"])
+        }
+    }
+}
+
+/// Reports a second agent with the same device id, which the broker reveals by closing this
+/// agent's connection when the other one connects with the same client id (MQTT 5 "session taken
+/// over"). The client then waits its maximum reconnect delay before taking the session back: the
+/// two agents take turns once per delay instead of evicting each other every second.
+struct DeviceConflict {
+    let device: DeviceID
+    let clientID: String
+    let logger: Logger
+    /// How many times another agent took this agent's session over.
+    private(set) var takeovers = 0
+
+    init(device: DeviceID, clientID: String, logger: Logger) {
+        self.device = device
+        self.clientID = clientID
+        self.logger = logger
+    }
+
+    /// Logs the first takeover as an error that names the device and the fix, the later ones at info.
+    mutating func sessionTakenOver(retryIn delay: Duration) {
+        takeovers += 1
+        let metadata: Logger.Metadata = [
+            "myeline.device": "\(device)", "mqtt.client_id": "\(clientID)", "mqtt.takeovers": "\(takeovers)",
+            "mqtt.retry_s": "\(delay.components.seconds)",
+        ]
+        if takeovers == 1 {
+            logger.error(
+                """
+                Two agents use this device id: give each tracker its own device.id (each takes the other's \
+                broker session over; this one reconnects after mqtt.reconnect.max-delay)
+                """,
+                metadata: metadata)
+        } else {
+            logger.info("The other agent with this device id took the session over again", metadata: metadata)
         }
     }
 }

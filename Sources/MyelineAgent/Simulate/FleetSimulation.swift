@@ -15,6 +15,8 @@ struct FleetSimulation {
         var topic: String
         var payload: [UInt8]
         var retained: Bool
+        /// The device that publishes it: its index in the fleet, from 0.
+        var device = 0
     }
 
     /// The seconds a device's content stays fresh after each step.
@@ -56,15 +58,19 @@ struct FleetSimulation {
     /// How many devices the fleet has.
     var deviceCount: Int { devices.count }
 
+    /// The id of the device at `index` (from 0) in the fleet.
+    func deviceID(at index: Int) -> DeviceID { devices[index].id }
+
     /// Every device's retained `online` status and `start` envelope.
     func starts() throws -> [Message] {
-        try devices.flatMap { device in
-            [
+        try devices.indices.flatMap { index in
+            let device = devices[index]
+            return [
                 Message(
                     topic: topics.status(device: device.id),
                     payload: Array(try WireCodec.encode(StatusMessage.online(device: device.id, since: device.since))),
-                    retained: true),
-                try envelope(of: device),
+                    retained: true, device: index),
+                try envelope(of: index),
             ]
         }
     }
@@ -81,20 +87,21 @@ struct FleetSimulation {
             throw SimulationError("a track point needs a position")
         }
         return (
-            try envelope(of: device),
+            try envelope(of: index),
             Message(
                 topic: topics.track(device: device.id, activityID: device.activity.id),
-                payload: Array(try WireCodec.encode(point)), retained: false)
+                payload: Array(try WireCodec.encode(point)), retained: false, device: index)
         )
     }
 
-    private func envelope(of device: SimulatedDevice) throws -> Message {
+    private func envelope(of index: Int) throws -> Message {
+        let device = devices[index]
         guard let envelope = ActivityEnvelope(event: device.activity.lastEvent, device: device.id) else {
             throw SimulationError("a simulated activity was dismissed")
         }
         return Message(
             topic: topics.activity(device: device.id, activityID: device.activity.id),
-            payload: Array(try WireCodec.encode(envelope)), retained: true)
+            payload: Array(try WireCodec.encode(envelope)), retained: true, device: index)
     }
 }
 

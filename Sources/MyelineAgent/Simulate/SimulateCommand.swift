@@ -15,9 +15,11 @@ struct SimulateCommand: AsyncParsableCommand {
             online status and the start envelope of a location activity, then moves one point along a GPX \
             track per update: a retained update envelope and a track point, schema-valid, with the positions, \
             speeds and courses of the track. Updates go to the devices in turn at --rate per second in all, \
-            for --duration seconds or --count updates. One MQTT connection carries the whole fleet. The \
-            broker, credentials, TLS and prefix come from the configuration, as for run. Prints what it \
-            published and the rate reached. See docs/benchmarks.md.
+            for --duration seconds or --count updates. One MQTT connection carries the whole fleet, or \
+            --connections of them (device n on connection n mod N); with one connection per device, each \
+            registers its device's offline will, as agents do. The broker, credentials, TLS and prefix come \
+            from the configuration, as for run. Prints what it published and the rate reached. See \
+            docs/benchmarks.md and docs/agent.md.
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -27,6 +29,16 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("How many trackers, 1...100000.", valueName: "n"))
     var devices = 100
+
+    @Option(
+        help: ArgumentHelp(
+            "How many MQTT connections carry the fleet, 1...\(Self.maximumConnections) and at most --devices; "
+                + "each has its own client id and network thread.",
+            valueName: "n"))
+    var connections = 1
+
+    /// The most connections one simulation opens: each has a thread of its own.
+    static let maximumConnections = 2_000
 
     @Option(help: ArgumentHelp("Updates per second across the fleet, or max.", valueName: "r|max"))
     var rate = "100"
@@ -59,6 +71,11 @@ struct SimulateCommand: AsyncParsableCommand {
         guard (1...100_000).contains(devices) else {
             throw ValidationError("--devices: \(devices) is not in 1...100000")
         }
+        guard (1...min(devices, Self.maximumConnections)).contains(connections) else {
+            throw ValidationError(
+                "--connections: \(connections) is not in 1...\(min(devices, Self.maximumConnections)) "
+                    + "(at most one per device, at most \(Self.maximumConnections))")
+        }
         if rate != "max", !(Double(rate).map { $0 > 0 && $0 <= 10_000_000 } ?? false) {
             throw ValidationError("--rate: \(rate) is not a number of updates per second (such as 1000) or max")
         }
@@ -88,13 +105,13 @@ struct SimulateCommand: AsyncParsableCommand {
             device: configuration.device.id, count: devices, tracks: try tracks.map(Self.load),
             topics: TopicTree(prefix: configuration.topicPrefix), staleAfter: max(60, 3 * interval),
             clock: SystemWallClock())
-        var mqtt = configuration.mqtt.clientConfiguration(password: password)
-        mqtt.clientID += "-simulate-\(UUID().uuidString.prefix(8).lowercased())"
+        let mqtt = try clientConfigurations(
+            configuration.mqtt.clientConfiguration(password: password), simulation: simulation,
+            topics: TopicTree(prefix: configuration.topicPrefix))
         let qos = MQTTQoS(rawValue: Int32(qos)) ?? .atLeastOnce
-        let started = try await MQTTClient.withClient(configuration: mqtt, logger: Logger(label: "myeline.simulate")) {
-            client in
-            try await client.waitUntilConnected()
-            var publisher = SimulationPublisher(client: client, qos: qos, trackPoints: !withoutTrackPoints)
+        let started = try await Self.withClients(mqtt[...], logger: Logger(label: "myeline.simulate")) { clients in
+            for client in clients { try await client.waitUntilConnected() }
+            var publisher = SimulationPublisher(clients: clients, qos: qos, trackPoints: !withoutTrackPoints)
             try await publisher.publish(simulation.starts())
             let prepared = try count.map { count in try (0..<count).map { _ in try simulation.step() } }
             let clock = ContinuousClock()
@@ -125,6 +142,36 @@ struct SimulateCommand: AsyncParsableCommand {
                 + "in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", perSecond)) updates/s")
     }
 
+    /// One configuration per connection, each with its own client id; with a connection per device,
+    /// each with its device's will, as an agent registers it.
+    private func clientConfigurations(
+        _ base: MQTTConfiguration, simulation: FleetSimulation, topics: TopicTree
+    ) throws -> [MQTTConfiguration] {
+        let run = "\(base.clientID)-simulate-\(UUID().uuidString.prefix(8).lowercased())"
+        return try (0..<connections).map { index in
+            var mqtt = base
+            mqtt.clientID = connections == 1 ? run : "\(run)-\(index + 1)"
+            if connections == simulation.deviceCount {
+                let device = simulation.deviceID(at: index)
+                mqtt.will = MQTTWill(
+                    topic: topics.status(device: device), payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
+                    qos: .atLeastOnce, retain: true, properties: AgentService.json)
+            }
+            return mqtt
+        }
+    }
+
+    /// Runs `body` with a started client for each configuration, and shuts them all down after it.
+    private static func withClients<R: Sendable>(
+        _ configurations: ArraySlice<MQTTConfiguration>, logger: Logger, started: [MQTTClient] = [],
+        _ body: ([MQTTClient]) async throws -> R
+    ) async throws -> R {
+        guard let first = configurations.first else { return try await body(started) }
+        return try await MQTTClient.withClient(configuration: first, logger: logger) { client in
+            try await withClients(configurations.dropFirst(), logger: logger, started: started + [client], body)
+        }
+    }
+
     /// The points of a GPX file that have a position.
     static func load(_ path: String) throws -> [GPXPoint] {
         let bytes: [UInt8]
@@ -142,19 +189,20 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 }
 
-/// Publishes the simulation's messages in order, a bounded batch in flight at a time.
+/// Publishes the simulation's messages in order, a bounded batch in flight at a time; device n's
+/// messages go through connection n mod the number of connections.
 private struct SimulationPublisher {
-    /// The most updates handed to the client at once.
+    /// The most updates handed to the clients at once.
     static let batch = 256
 
-    let client: MQTTClient
+    let clients: [MQTTClient]
     let qos: MQTTQoS
     let trackPoints: Bool
     /// Messages published so far.
     private(set) var published = 0
 
-    init(client: MQTTClient, qos: MQTTQoS, trackPoints: Bool) {
-        self.client = client
+    init(clients: [MQTTClient], qos: MQTTQoS, trackPoints: Bool) {
+        self.clients = clients
         self.qos = qos
         self.trackPoints = trackPoints
     }
@@ -176,11 +224,18 @@ private struct SimulationPublisher {
         if trackPoints { try await send(updates.map(\.trackPoint), retained: false) }
     }
 
+    /// Sends each connection its devices' messages, in order, the connections side by side.
     private mutating func send(_ messages: [FleetSimulation.Message], retained: Bool) async throws {
-        guard !messages.isEmpty else { return }
-        let (acknowledged, failure) = await client.publishInOrder(
-            messages.map { ($0.topic, $0.payload) }, qos: qos, retain: retained)
-        published += acknowledged
-        if let failure { throw failure }
+        var perClient = [[(topic: String, payload: [UInt8])]](repeating: [], count: clients.count)
+        for message in messages { perClient[message.device % clients.count].append((message.topic, message.payload)) }
+        let qos = qos
+        let outcomes = await withTaskGroup(of: (acknowledged: Int, failure: (any Error)?).self) { group in
+            for (client, own) in zip(clients, perClient) where !own.isEmpty {
+                group.addTask { await client.publishInOrder(own, qos: qos, retain: retained) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        published += outcomes.map(\.acknowledged).reduce(0, +)
+        if let failure = outcomes.lazy.compactMap(\.failure).first { throw failure }
     }
 }

@@ -1,0 +1,193 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Issue 8's fault scenarios 6 and 8, with real processes: a private mosquitto, `myeline-agent
+/// simulate` holding 200 connections, two `myeline-agent run` with the same device id, the board
+/// and an independent `mosquitto_sub`. See docs/reliability.md, "Fault scenarios".
+@Suite(.timeLimit(.minutes(6)))
+struct FaultFleetIntegrationTests {
+    /// How many trackers scenario 6 cuts off at once.
+    static let fleetSize = 200
+    /// How long the broker stays down in scenario 6: long enough for the trackers' backoffs to
+    /// spread (after 15 s the full-jitter waits have run through four or five doublings).
+    static let outage: Duration = .seconds(15)
+
+    /// Scenario 6: the broker is killed under 200 connected trackers and restarted 15 s later;
+    /// every tracker comes back, and no one-second window holds more than 20 % of the reconnections.
+    @Test func aBrokerRestartUnderTwoHundredTrackersSpreadsTheirReconnections() async throws {
+        try await TestBroker.with { broker in
+            let fleet = try TestProcess(
+                name: "myeline-agent simulate", executable: try builtProductPath("myeline-agent"),
+                arguments: [
+                    "simulate", "--device", "fleet", "--broker", "\(broker.address)", "--devices", "\(Self.fleetSize)",
+                    "--connections", "\(Self.fleetSize)", "--rate", "40", "--duration", "3600", "--track",
+                    SimulateIntegrationTests.track,
+                ])
+            defer { fleet.signal(SIGKILL) }
+            guard let before = broker.currentProcess else { throw TestSupportError("the broker is not running") }
+            try await Self.waitForConnections(before, clientID: "myeline-fleet-simulate-", count: Self.fleetSize)
+
+            await broker.kill()
+            // The scenario's outage, not a synchronisation: the broker stays down this long.
+            try await Task.sleep(for: Self.outage)
+            try await broker.start()
+            guard let after = broker.currentProcess else { throw TestSupportError("the broker did not restart") }
+            let back = ContinuousClock.now
+            try await Self.waitForConnections(
+                after, clientID: "myeline-fleet-simulate-", count: Self.fleetSize, timeout: .seconds(180))
+
+            let reconnections = after.timedLines.filter { Self.isConnection($0.line, "myeline-fleet-simulate-") }
+                .map { ($0.time - back) / .seconds(1) }.sorted()
+            let busiest = Self.busiestSecond(reconnections)
+            print(
+                "scenario 6: \(reconnections.count) reconnections from \(Self.format(reconnections.first!)) s to "
+                    + "\(Self.format(reconnections.last!)) s after the broker was back; busiest second: "
+                    + "\(busiest) (\(Self.format(Double(busiest) / Double(Self.fleetSize) * 100)) %)")
+            #expect(Set(after.output.split(separator: "\n").compactMap(Self.clientID)).count == Self.fleetSize)
+            #expect(busiest * 5 <= Self.fleetSize, "busiest second: \(busiest) of \(Self.fleetSize)")
+
+            // Every connection carries its device's updates again, as an independent subscriber and
+            // the board see them.
+            let observer = try await AgentHarness.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            let devices = Tally()
+            try await observer.waitForLine(timeout: .seconds(120), description: "track points of every device") {
+                line in
+                guard line.contains("/track|"), let device = Self.device(inTopicOf: line) else { return false }
+                return devices.insert(device) == Self.fleetSize
+            }
+            let board = try AggregatorIntegrationTests.aggregator(broker, ["--once", "--json"])
+            defer { board.signal(SIGKILL) }
+            let status = try await withDeadline(.seconds(60), what: "--once --json", process: board) {
+                try await board.waitForExit()
+            }
+            #expect(status == 0, "\(board.output)")
+            let rows = board.output.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"fleet-") }
+            #expect(rows.count == Self.fleetSize)
+            await fleet.stop()
+        }
+    }
+
+    /// Scenario 8: two agents with the same device id. Each learns from the broker that the other
+    /// took its session over, says so once as an error naming the device and the fix, and waits the
+    /// maximum reconnect delay before taking it back: they take turns, they do not duel.
+    @Test func twoAgentsWithTheSameDeviceIDAreReportedAndTakeTurns() async throws {
+        try await AgentHarness.scenario { broker, observer, state in
+            try await withTemporaryDirectory { otherState in
+                // A maximum delay of 5 s, so that the test sees several turns.
+                let environment = ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "5"]
+                let first = try AgentHarness.agent(broker, state: state, environment: environment, device: "twin")
+                defer { first.signal(SIGKILL) }
+                try await first.waitForLine(containing: "Connected to the broker", timeout: .seconds(60))
+                let second = try AgentHarness.agent(broker, state: otherState, environment: environment, device: "twin")
+                defer { second.signal(SIGKILL) }
+
+                let report = "Two agents use this device id: give each tracker its own device.id"
+                let firstReport = try await first.waitForLine(containing: report, timeout: .seconds(60))
+                #expect(firstReport.contains("error"))
+                #expect(firstReport.contains("myeline.device=twin"))
+                let secondReport = try await second.waitForLine(containing: report, timeout: .seconds(60))
+                #expect(secondReport.contains("myeline.device=twin"))
+                // Five connections: first, second, first, second, first. Four takeovers, two each.
+                guard let mosquitto = broker.currentProcess else { throw TestSupportError("no broker") }
+                try await Self.waitForConnections(mosquitto, clientID: "myeline-twin", count: 5, timeout: .seconds(90))
+                let again = "The other agent with this device id took the session over again"
+                try await first.waitForLine(containing: again, timeout: .seconds(30))
+                try await second.waitForLine(containing: again, timeout: .seconds(30))
+
+                for agent in [first, second] {
+                    let lines = agent.output.split(separator: "\n")
+                    // Reported once, not at every takeover.
+                    #expect(lines.filter { $0.contains(report) }.count == 1, "\(agent.output)")
+                    // Each takeover was met with the maximum delay, not the 1 s backoff of a lost link.
+                    let takeovers = lines.filter {
+                        $0.contains("mqtt.connection.lost") && $0.contains("another client connected with client id")
+                    }
+                    #expect(takeovers.count >= 2, "\(agent.output)")
+                    #expect(takeovers.allSatisfy { $0.contains("mqtt.retry_s=5.0") }, "\(agent.output)")
+                }
+                let connections = mosquitto.timedLines.filter { Self.isConnection($0.line, "myeline-twin") }
+                    .map(\.time)
+                let intervals = zip(connections, connections.dropFirst()).map { ($1 - $0) / .seconds(1) }
+                print("scenario 8: seconds between takeovers: \(intervals.map(Self.format))")
+
+                // The independent subscriber saw the retained status change hands once per
+                // connection, not a storm of them.
+                let online = AgentHarness.messages(observer).filter {
+                    $0.topic == "myeline/twin/status" && $0.payload.contains("\"online\"")
+                }
+                #expect((4...6).contains(online.count), "online statuses: \(online.count)")
+                await first.stop()
+                await second.stop()
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Whether `line` is mosquitto's report of a client connecting with an id starting with `prefix`.
+    static func isConnection(_ line: String, _ prefix: String) -> Bool {
+        line.contains("New client connected") && line.contains(" as \(prefix)")
+    }
+
+    /// The client id in mosquitto's "New client connected from ... as ID (p5, c1, k30)." line.
+    static func clientID(_ line: Substring) -> Substring? {
+        guard line.contains("New client connected"), let range = line.range(of: " as ") else { return nil }
+        return line[range.upperBound...].split(separator: " ").first
+    }
+
+    /// The device in the topic of an observer's `MSG|retain|topic|length|payload` line.
+    static func device(inTopicOf line: String) -> String? {
+        let fields = line.split(separator: "|", maxSplits: 3)
+        guard fields.count > 2 else { return nil }
+        let topic = fields[2].split(separator: "/")
+        return topic.count > 1 ? String(topic[1]) : nil
+    }
+
+    /// Waits until `broker` has logged `count` connections of clients whose id starts with `prefix`.
+    static func waitForConnections(
+        _ broker: TestProcess, clientID prefix: String, count: Int, timeout: Duration = .seconds(120)
+    ) async throws {
+        let connections = Tally()
+        try await broker.waitForLine(timeout: timeout, description: "\(count) connections of \(prefix)*") { line in
+            isConnection(line, prefix) && connections.increment() >= count
+        }
+    }
+
+    /// The most of `times` (seconds, sorted) within any one second.
+    static func busiestSecond(_ times: [Double]) -> Int {
+        var busiest = 0
+        var first = 0
+        for last in times.indices {
+            while times[last] - times[first] >= 1 { first += 1 }
+            busiest = max(busiest, last - first + 1)
+        }
+        return busiest
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%.1f", value) }
+}
+
+/// What a line predicate counts across its calls (each line is offered to it once).
+final class Tally: Sendable {
+    private let keys = Mutex<Set<String>>([])
+    private let count = Mutex(0)
+
+    /// Adds `key`; returns how many different keys there are.
+    func insert(_ key: String) -> Int {
+        keys.withLock { keys in
+            keys.insert(key)
+            return keys.count
+        }
+    }
+
+    /// Counts one more; returns the count.
+    func increment() -> Int {
+        count.withLock { count in
+            count += 1
+            return count
+        }
+    }
+}
