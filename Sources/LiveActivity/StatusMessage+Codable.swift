@@ -2,13 +2,14 @@ import Foundation
 
 extension StatusMessage {
     enum CodingKeys: String, CodingKey {
-        case schema, device, state, since, reason, version, dropped
+        case schema, device, state, since, reason, version, dropped, instance
     }
 
     /// Decodes and checks a status message.
     ///
     /// - Throws: `DecodingError` naming the key: a missing key (`since` is required when online),
-    ///   another schema, an invalid device id, an unknown state, or a `version` not of 1-64 characters.
+    ///   another schema, an invalid device id, an unknown state, or a `version` or `instance` not of
+    ///   1-64 characters.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try container.check(.schema, .equal(to: Self.schema))
@@ -19,6 +20,7 @@ extension StatusMessage {
         reason = try container.decodeIfPresent(Reason.self, forKey: .reason)
         version = try container.decode(.version, .length(1...64))
         dropped = try container.decodeIfPresent(UInt64.self, forKey: .dropped)
+        instance = container.contains(.instance) ? try container.decode(.instance, .length(1...64)) : nil
     }
 
     /// Encodes the message; absent optionals are omitted.
@@ -31,5 +33,6 @@ extension StatusMessage {
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encode(version, forKey: .version)
         try container.encodeIfPresent(dropped, forKey: .dropped)
+        try container.encodeIfPresent(instance, forKey: .instance)
     }
 }

@@ -52,24 +52,36 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     /// while the broker was unreachable (`dropped`), counted since its state directory was
     /// created; nil when not reported.
     public let dropped: UInt64?
+    /// A random id of the agent process that published the message (`instance`), 1-64 characters;
+    /// nil from agents before it existed. Two agents with the same device id show as two instances.
+    public let instance: String?
 
     /// The message of an agent that connected at `since`, with the track points it has dropped so far.
     public static func online(
-        device: DeviceID, since: Date, dropped: UInt64? = nil, version: String = Myeline.version
+        device: DeviceID, since: Date, dropped: UInt64? = nil, instance: String? = nil,
+        version: String = Myeline.version
     ) -> StatusMessage {
-        StatusMessage(device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped)
+        StatusMessage(
+            device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped,
+            instance: instance)
     }
 
     /// The message of an agent that goes offline cleanly at `since`.
     public static func offline(
-        device: DeviceID, since: Date, reason: Reason = .shutdown, version: String = Myeline.version
+        device: DeviceID, since: Date, reason: Reason = .shutdown, instance: String? = nil,
+        version: String = Myeline.version
     ) -> StatusMessage {
-        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil)
+        StatusMessage(
+            device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil,
+            instance: instance)
     }
 
     /// The MQTT will: offline, reason `connection-lost`, without `since`.
-    public static func will(device: DeviceID, version: String = Myeline.version) -> StatusMessage {
+    public static func will(device: DeviceID, instance: String? = nil, version: String = Myeline.version)
+        -> StatusMessage
+    {
         StatusMessage(
-            device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil)
+            device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil,
+            instance: instance)
     }
 }

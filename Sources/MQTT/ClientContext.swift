@@ -13,6 +13,8 @@ final class ClientContext: Sendable {
     private let state = Mutex(State())
     /// Messages dropped because a subscriber fell `subscriptionBufferSize` messages behind.
     let droppedMessages = Atomic<Int>(0)
+    /// Whether every lost connection waits the maximum reconnect delay (`MQTTClient.reconnectSlowly(_:)`).
+    let reconnectsSlowly = Atomic<Bool>(false)
 
     init(configuration: MQTTConfiguration, logger: Logger) {
         self.configuration = configuration

@@ -66,6 +66,17 @@ public final class MQTTClient: Sendable {
     /// `subscriptionBufferSize` messages.
     public var droppedMessageCount: Int { context.droppedMessages.load(ordering: .relaxed) }
 
+    /// Makes every lost connection wait the maximum reconnect delay (`true`) rather than the first
+    /// step of the backoff, or goes back to the backoff (`false`).
+    ///
+    /// For a client that learnt that another one uses its client id: each reconnection would evict
+    /// the other, which would come back and evict this one. A connection the broker closes with
+    /// MQTT 5's "session taken over" waits the maximum delay anyway; MQTT 3.1.1 brokers, and
+    /// mosquitto before 2.0.15, close it without saying why.
+    public func reconnectSlowly(_ enabled: Bool) {
+        context.reconnectsSlowly.store(enabled, ordering: .relaxed)
+    }
+
     /// The connection's changes from now on, starting with where it stands: `.connected` if it is
     /// connected, or the last attempt's failure or loss while it is not.
     ///

@@ -80,7 +80,9 @@ final class NetworkLoop: Sendable {
             case .connectionFailed, .connected: failures += 1
             }
             var delay = configuration.reconnect.delay(afterFailures: failures, using: &generator)
-            if case .disconnected(let error?) = event, error.code == .sessionTakenOver {
+            if case .disconnected(let error?) = event,
+                error.code == .sessionTakenOver || context.reconnectsSlowly.load(ordering: .relaxed)
+            {
                 // Another client uses this client id: coming back at once would take its session
                 // over in turn, and the two would evict each other every second. The longest wait
                 // keeps the duel down to one takeover per maximum delay.

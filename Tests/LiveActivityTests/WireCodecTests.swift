@@ -39,6 +39,8 @@ struct WireCodecTests {
             + #""state":"offline","version":"0.1.0"}"#,
         "status-will": #"{"device":"van-7","reason":"connection-lost","schema":"myeline.status.v1","#
             + #""state":"offline","version":"0.1.0"}"#,
+        "status-online-instance": #"{"device":"van-7","instance":"4f1c9a2e","schema":"myeline.status.v1","#
+            + #""since":1700000000,"state":"online","version":"0.1.0"}"#,
         "track-full": "{" + activity
             + #""altitude":34.5,"course":87.5,"device":"van-7","fix":"3d","horizontalAccuracy":4.8,"#
             + #""latitude":52.520008,"longitude":13.404954,"satellites":9,"schema":"myeline.track.v1","seq":1,"#

@@ -55,6 +55,8 @@ struct WireSample: Sendable {
                 "status-online-dropped", StatusMessage.online(device: device, since: Fixtures.t0, dropped: 1200)),
             try WireSample("status-offline", StatusMessage.offline(device: device, since: Fixtures.t0)),
             try WireSample("status-will", StatusMessage.will(device: device)),
+            try WireSample(
+                "status-online-instance", StatusMessage.online(device: device, since: Fixtures.t0, instance: "4f1c9a2e")),
             try WireSample("track-full", fullPoint),
             try WireSample(
                 "track-minimal",

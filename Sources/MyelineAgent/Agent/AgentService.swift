@@ -54,8 +54,12 @@ struct AgentService: Service, CustomStringConvertible {
         // the link or the broker goes down is completed, not delivered twice, after the reconnection.
         mqtt.cleanSession = false
         mqtt.sessionExpiry = Self.sessionExpiry
+        // A random id of this process, in every status it publishes: a status of another instance
+        // on this device's topic reveals a second agent with the same device id.
+        let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())
         mqtt.will = MQTTWill(
-            topic: statusTopic, payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
+            topic: statusTopic,
+            payload: Array(try WireCodec.encode(StatusMessage.will(device: device, instance: instance))),
             qos: .atLeastOnce, retain: true, properties: Self.json)
         let source = try configuration.source.address.makeSource(file: configuration.fileOptions, logger: logger)
 
@@ -76,23 +80,18 @@ struct AgentService: Service, CustomStringConvertible {
         try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
             let drainer = OutboxDrainer(outbox: outbox, blocking: blocking, client: client, logger: logger)
             let presence = Presence(
-                client: client, topic: statusTopic, device: device, outbox: outbox, blocking: blocking, clock: clock,
-                logger: logger)
+                client: client, topic: statusTopic, device: device, instance: instance, outbox: outbox,
+                blocking: blocking, clock: clock, logger: logger)
+            let conflict = DeviceConflict(
+                device: device, instance: instance, startedAt: clock.now, client: client, logger: logger)
             let connectionEvents = client.connectionEvents
-            let (clientID, maximumDelay) = (mqtt.clientID, mqtt.reconnect.maximumDelay)
             let presenceTask = Task {
-                var conflict = DeviceConflict(device: device, clientID: clientID, logger: logger)
                 for await event in connectionEvents {
-                    switch event {
-                    case .connected:
-                        logger.info("Connected to the broker", metadata: ["mqtt.topic": "\(statusTopic)"])
-                        drainer.notify()
-                        await presence.publishOnline()
-                    case .disconnected(let error?) where error.code == .sessionTakenOver:
-                        conflict.sessionTakenOver(retryIn: maximumDelay)
-                    case .disconnected, .connectionFailed:
-                        continue
-                    }
+                    conflict.observe(event)
+                    guard case .connected = event else { continue }
+                    logger.info("Connected to the broker", metadata: ["mqtt.topic": "\(statusTopic)"])
+                    drainer.notify()
+                    await presence.publishOnline()
                 }
             }
             let center = ActivityCenter(clock: clock, maximumActivities: configuration.activity.maximumActivities)
@@ -102,7 +101,7 @@ struct AgentService: Service, CustomStringConvertible {
                 centerTask.cancel()
             }
             let inputs = InputQueue()
-            let listeners = try await listen(client: client, topics: topics, inputs: inputs)
+            let listeners = try await listen(client: client, topics: topics, inputs: inputs, conflict: conflict)
             var controller = AgentController(
                 configuration: configuration, topics: topics, client: client, outbox: outbox, blocking: blocking,
                 drainer: drainer, center: center, inputs: inputs, clock: clock, logger: logger,
@@ -159,12 +158,24 @@ struct AgentService: Service, CustomStringConvertible {
     }
 
     /// Subscribes to the device's command topic and its own activity topics; their messages become inputs.
-    private func listen(client: MQTTClient, topics: TopicTree, inputs: InputQueue) async throws -> [Task<Void, Never>] {
+    private func listen(
+        client: MQTTClient, topics: TopicTree, inputs: InputQueue, conflict: DeviceConflict
+    ) async throws -> [Task<Void, Never>] {
         let device = configuration.device.id
         let commands = try await client.subscribe(to: [topics.command(device: device)])
         let activities = try await client.subscribe(to: [topics.activities(device: device)])
+        let statuses = try await client.subscribe(to: [topics.status(device: device)])
         let logger = logger
         return [
+            Task {
+                for await message in statuses {
+                    // A cleared or foreign payload says nothing about another agent.
+                    guard let status = try? WireCodec.decode(StatusMessage.self, from: Data(message.payload)) else {
+                        continue
+                    }
+                    conflict.observe(status, retained: message.retain)
+                }
+            },
             Task {
                 for await message in commands {
                     let payload = Data(message.payload)
@@ -249,6 +260,8 @@ struct Presence: Sendable {
     let client: MQTTClient
     let topic: String
     let device: DeviceID
+    /// This process's random id, in every status (``DeviceConflict``).
+    let instance: String
     let outbox: Outbox
     let blocking: BlockingQueue
     let clock: any WallClock
@@ -262,11 +275,11 @@ struct Presence: Sendable {
                 "Track points were dropped while the broker was unreachable: the outbox was full",
                 metadata: ["outbox.dropped": "\(dropped)"])
         }
-        await publish(.online(device: device, since: clock.now, dropped: dropped))
+        await publish(.online(device: device, since: clock.now, dropped: dropped, instance: instance))
     }
 
     func publishOffline() async {
-        await publish(.offline(device: device, since: clock.now))
+        await publish(.offline(device: device, since: clock.now, instance: instance))
     }
 
     private func publish(_ status: StatusMessage) async {
@@ -281,39 +294,3 @@ struct Presence: Sendable {
     }
 }
 
-/// Reports a second agent with the same device id, which the broker reveals by closing this
-/// agent's connection when the other one connects with the same client id (MQTT 5 "session taken
-/// over"). The client then waits its maximum reconnect delay before taking the session back: the
-/// two agents take turns once per delay instead of evicting each other every second.
-struct DeviceConflict {
-    let device: DeviceID
-    let clientID: String
-    let logger: Logger
-    /// How many times another agent took this agent's session over.
-    private(set) var takeovers = 0
-
-    init(device: DeviceID, clientID: String, logger: Logger) {
-        self.device = device
-        self.clientID = clientID
-        self.logger = logger
-    }
-
-    /// Logs the first takeover as an error that names the device and the fix, the later ones at info.
-    mutating func sessionTakenOver(retryIn delay: Duration) {
-        takeovers += 1
-        let metadata: Logger.Metadata = [
-            "myeline.device": "\(device)", "mqtt.client_id": "\(clientID)", "mqtt.takeovers": "\(takeovers)",
-            "mqtt.retry_s": "\(delay.components.seconds)",
-        ]
-        if takeovers == 1 {
-            logger.error(
-                """
-                Two agents use this device id: give each tracker its own device.id (each takes the other's \
-                broker session over; this one reconnects after mqtt.reconnect.max-delay)
-                """,
-                metadata: metadata)
-        } else {
-            logger.info("The other agent with this device id took the session over again", metadata: metadata)
-        }
-    }
-}
