@@ -120,7 +120,9 @@ struct FaultFleetIntegrationTests {
                 // An independent subscriber sees the two agents apart: two instances of one device.
                 let instances = AgentHarness.messages(observer).filter { $0.topic == "myeline/twin/status" }
                     .compactMap { message -> String? in
-                        guard let range = message.payload.range(of: #""instance":"[0-9a-f]+""#, options: .regularExpression)
+                        guard
+                            let range = message.payload.range(
+                                of: #""instance":"[0-9a-f]+""#, options: .regularExpression)
                         else { return nil }
                         return String(message.payload[range])
                     }

@@ -56,7 +56,8 @@ struct WireSample: Sendable {
             try WireSample("status-offline", StatusMessage.offline(device: device, since: Fixtures.t0)),
             try WireSample("status-will", StatusMessage.will(device: device)),
             try WireSample(
-                "status-online-instance", StatusMessage.online(device: device, since: Fixtures.t0, instance: "4f1c9a2e")),
+                "status-online-instance", StatusMessage.online(device: device, since: Fixtures.t0, instance: "4f1c9a2e")
+            ),
             try WireSample("track-full", fullPoint),
             try WireSample(
                 "track-minimal",

@@ -293,4 +293,3 @@ struct Presence: Sendable {
         }
     }
 }
-

@@ -154,7 +154,8 @@ struct SimulateCommand: AsyncParsableCommand {
             if connections == simulation.deviceCount {
                 let device = simulation.deviceID(at: index)
                 mqtt.will = MQTTWill(
-                    topic: topics.status(device: device), payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
+                    topic: topics.status(device: device),
+                    payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
                     qos: .atLeastOnce, retain: true, properties: AgentService.json)
             }
             return mqtt
