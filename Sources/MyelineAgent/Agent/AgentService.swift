@@ -83,7 +83,8 @@ struct AgentService: Service, CustomStringConvertible {
                 client: client, topic: statusTopic, device: device, instance: instance, outbox: outbox,
                 blocking: blocking, clock: clock, logger: logger)
             let conflict = DeviceConflict(
-                device: device, instance: instance, startedAt: clock.now, client: client, logger: logger)
+                device: device, instance: instance, startedAt: clock.now, clientID: mqtt.clientID, logger: logger
+            ) { client.reconnectSlowly(true) }
             let connectionEvents = client.connectionEvents
             let presenceTask = Task {
                 for await event in connectionEvents {
@@ -190,6 +191,9 @@ struct AgentService: Service, CustomStringConvertible {
                 // Only retained messages, which the broker sends after each (re)subscription: the
                 // device's activities as the broker knows them.
                 for await message in activities where message.retain {
+                    // With a second agent on this device id, an unknown activity is most likely its
+                    // own: ending it would make the two undo each other's activities.
+                    if conflict.isDetected { continue }
                     guard case .activity(device, let activityID) = topics.route(message.topic) else {
                         logger.debug(
                             "Ignoring a message on an unexpected topic", metadata: ["mqtt.topic": "\(message.topic)"])

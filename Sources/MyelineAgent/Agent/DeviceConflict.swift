@@ -16,13 +16,16 @@ import Synchronization
 ///
 /// Once it knows, the agent logs one error that names the device and the fix, and every lost
 /// connection waits `mqtt.reconnect.max-delay` before taking the session back: the two agents
-/// take turns once per maximum delay. Each later loss is logged at info with its count.
+/// take turns once per maximum delay. Each later loss is logged at info with its count, and the
+/// agent no longer takes the other's retained activities for orphans to end.
 final class DeviceConflict: Sendable {
     let device: DeviceID
     let instance: String
     let startedAt: Date
-    let client: MQTTClient
+    let clientID: String
     let logger: Logger
+    /// Called once, when the conflict is found: the agent makes its client reconnect slowly.
+    let onDetected: @Sendable () -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -31,13 +34,21 @@ final class DeviceConflict: Sendable {
         var lossesSince = 0
     }
 
-    init(device: DeviceID, instance: String, startedAt: Date, client: MQTTClient, logger: Logger) {
+    init(
+        device: DeviceID, instance: String, startedAt: Date, clientID: String, logger: Logger,
+        onDetected: @escaping @Sendable () -> Void
+    ) {
         self.device = device
         self.instance = instance
         self.startedAt = startedAt
-        self.client = client
+        self.clientID = clientID
         self.logger = logger
+        self.onDetected = onDetected
     }
+
+    /// Whether another agent with this device id has been seen: its activities, retained on this
+    /// device's topics, are then not orphans to end and clear.
+    var isDetected: Bool { state.withLock { $0.detected } }
 
     /// A connection event of the agent's client.
     func observe(_ event: MQTTConnectionEvent) {
@@ -75,7 +86,7 @@ final class DeviceConflict: Sendable {
             return !state.detected
         }
         guard first else { return }
-        client.reconnectSlowly(true)
+        onDetected()
         logger.error(
             """
             Two agents use this device id: give each tracker its own device.id (each takes the other's \
@@ -84,7 +95,7 @@ final class DeviceConflict: Sendable {
             metadata: evidence.merging(
                 [
                     "myeline.device": "\(device)", "myeline.instance": "\(instance)",
-                    "mqtt.client_id": "\(client.configuration.clientID)",
+                    "mqtt.client_id": "\(clientID)",
                 ],
                 uniquingKeysWith: { $1 }))
     }
