@@ -121,4 +121,17 @@ struct CommandLineTests {
         #expect(AgentCommand.exitCode(for: error!) == .validationFailure)
         #expect(AgentCommand.message(for: error!) == "Unknown option '--frobnicate'")
     }
+
+    @Test(arguments: [
+        (["--devices", "10", "--connections", "0"], "--connections: 0 is not in 1...10"),
+        (["--devices", "10", "--connections", "11"], "--connections: 11 is not in 1...10"),
+        (["--devices", "5000", "--connections", "2001"], "--connections: 2001 is not in 1...2000"),
+    ])
+    func simulateConnectionsAreAtMostOnePerDevice(arguments: [String], message: String) {
+        let error = #expect(throws: (any Error).self) {
+            try AgentCommand.parseAsRoot(["simulate", "--track", "drive.gpx"] + arguments)
+        }
+        #expect(AgentCommand.exitCode(for: error!) == .validationFailure)
+        #expect(AgentCommand.message(for: error!).hasPrefix(message), "\(AgentCommand.message(for: error!))")
+    }
 }
