@@ -4,8 +4,9 @@
 /// the actual wait is drawn uniformly between `(1 − jitter) ×` and `1 ×` that nominal wait. The
 /// default, `jitter` 1, is "full jitter": anywhere from 0 to the nominal wait. A fleet cut off by
 /// the same broker restart then comes back spread over the whole nominal wait rather than bunched
-/// around it: with ±25 % around the nominal wait, the sum of the waits of 200 trackers after a 10 s
-/// outage put 30 % of them in one second; full jitter, 16 %. A successful connection resets the count.
+/// around it: modelled, 200 trackers after a 10 s outage put about 30 % of themselves in one
+/// second with waits of 75 % to 125 % of the nominal one, about 16 % with full jitter
+/// (docs/reliability.md, scenario 6). A successful connection resets the count.
 public struct ReconnectBackoff: Hashable, Sendable {
     /// The wait after the first failure, before jitter.
     public var initialDelay: Duration
