@@ -1,4 +1,5 @@
 import Foundation
+import MQTT
 import Synchronization
 import TestSupport
 import Testing
@@ -129,6 +130,47 @@ struct FaultFleetIntegrationTests {
                 #expect(Set(instances).count == 2, "\(AgentHarness.messages(observer).map(\.payload))")
                 await first.stop()
                 await second.stop()
+            }
+        }
+    }
+
+    /// Scenario 8 with a broker that says why it closes the connection (MQTT 5 "session taken
+    /// over", mosquitto 2.0.15 and later): `scripts/session-taking-broker.py` stands in for it, as
+    /// Debian 12's mosquitto does not send the reason. The agent reports the conflict at the first
+    /// takeover, and waits the maximum delay after each.
+    @Test func aBrokerThatSaysSessionTakenOverIsBelievedAtOnce() async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = "\(directory)/broker.sock"
+            let broker = try TestProcess(
+                name: "session-taking broker", executable: try executablePath("python3", package: "python3"),
+                arguments: [DeploymentFiles.path("scripts/session-taking-broker.py"), socket, "1"])
+            defer { broker.signal(SIGKILL) }
+            try await broker.waitForLine(containing: "listening")
+            try await withTemporaryDirectory { state in
+                let agent = try TestProcess(
+                    name: "myeline-agent twin", executable: try builtProductPath("myeline-agent"),
+                    arguments: [
+                        "run", "--device", "twin", "--broker", "\(BrokerAddress(.unix(path: socket)))", "--source",
+                        AgentHarness.capture, "--state-dir", state, "--speed", "20", "--loop",
+                    ],
+                    environment: ProcessInfo.processInfo.environment.merging(
+                        ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "3"]) { $1 })
+                defer { agent.signal(SIGKILL) }
+                let report = try await agent.waitForLine(
+                    containing: "Two agents use this device id: give each tracker its own device.id",
+                    timeout: .seconds(60))
+                #expect(report.contains("mqtt.reason=session taken over") && report.contains("myeline.device=twin"))
+                try await broker.waitForLine(containing: "took session 3 over", timeout: .seconds(60))
+                try await agent.waitForLine(containing: "mqtt.losses=2", timeout: .seconds(30))
+                let lines = agent.output.split(separator: "\n")
+                #expect(lines.filter { $0.contains("Two agents use this device id") }.count == 1, "\(agent.output)")
+                let losses = lines.filter { $0.contains("mqtt.connection.lost") }
+                #expect(losses.count >= 2, "\(agent.output)")
+                // The first takeover already waits the maximum delay, not the backoff's first second.
+                #expect(
+                    losses.allSatisfy { $0.contains("Session taken over") && $0.contains("mqtt.retry_s=3.0") },
+                    "\(agent.output)")
+                await agent.stop()
             }
         }
     }
