@@ -65,7 +65,8 @@ public enum BoardJSON {
         return object.text
     }
 
-    /// A device's status: `{"change":"status","device":…,"status":"online"|"offline"|"unknown",…}`.
+    /// A device's status: `{"change":"status","device":…,"status":"online"|"offline"|"unknown",…}`,
+    /// with `"duplicate":true` when two agents publish it in turn (``Fleet/duplicatedDevices``).
     public static func status(_ device: DeviceID, fleet: Fleet) -> String {
         var object = JSONObject()
         object["change"] = .string("status")
@@ -74,6 +75,7 @@ public enum BoardJSON {
             object["status"] = .string(status.state.rawValue)
             object["since"] = .number(seconds(status.since))
             object["reason"] = status.reason.map(JSONValue.string)
+            if fleet.duplicatedDevices.contains(device) { object["duplicate"] = .bool(true) }
         } else {
             object["status"] = .string("unknown")
         }

@@ -20,6 +20,11 @@ public struct Fleet: Sendable {
     /// Increases with every change that can alter the order of rows: a row added, removed, or a new
     /// relevance score.
     public private(set) var orderRevision = 0
+    /// The devices whose status two agents publish in turn: an agent instance came back online
+    /// after another one (a restarted agent never comes back as its old instance).
+    public private(set) var duplicatedDevices: Set<DeviceID> = []
+    /// The last few agent instances each device's `online` statuses came from, oldest first.
+    private var onlineInstances: [DeviceID: [String]] = [:]
     private var activitiesByDevice: [DeviceID: Set<String>] = [:]
     private var ended: Set<ActivityKey> = []
 
@@ -67,6 +72,9 @@ public struct Fleet: Sendable {
             guard remove(key) else { return .unchanged }
             return .removed(key)
         case .status(let status):
+            if status.state == .online, let instance = status.instance {
+                noteOnline(instance, of: status.device)
+            }
             let since = status.since ?? now
             let new = DeviceStatus(state: status.state, since: since, reason: status.reason?.rawValue)
             if let old = devices[status.device], old.state == new.state, status.since == nil {
@@ -77,6 +85,8 @@ public struct Fleet: Sendable {
             revision += 1
             return .status(status.device)
         case .statusCleared(let device):
+            onlineInstances[device] = nil
+            duplicatedDevices.remove(device)
             guard devices.removeValue(forKey: device) != nil else { return .unchanged }
             revision += 1
             return .status(device)
@@ -85,6 +95,23 @@ public struct Fleet: Sendable {
             revision += 1
             return .rejected(rejection)
         }
+    }
+
+    /// A warning naming the devices two agents share, nil when there is none.
+    public var duplicationWarning: String? {
+        guard !duplicatedDevices.isEmpty else { return nil }
+        let names = duplicatedDevices.map(\.rawValue).sorted()
+        let shown = names.prefix(3).joined(separator: ", ") + (names.count > 3 ? " and \(names.count - 3) more" : "")
+        return "two agents use the device id \(shown): give each tracker its own device.id"
+    }
+
+    /// Remembers that `instance` published `device`'s `online`; at most four instances a device.
+    private mutating func noteOnline(_ instance: String, of device: DeviceID) {
+        var seen = onlineInstances[device] ?? []
+        guard seen.last != instance else { return }
+        if seen.contains(instance) { duplicatedDevices.insert(device) }
+        seen.append(instance)
+        onlineInstances[device] = Array(seen.suffix(4))
     }
 
     /// Removes the ended rows whose `dismissal-date` is at or before `now`, as a receiver may.

@@ -29,7 +29,12 @@ struct Display: Sendable {
 extension BoardSession {
     /// The header as it stands.
     func header(_ source: String) -> BoardHeader {
-        withState { BoardHeader(source: source, connection: $0.connection, warning: $0.bootstrap.warning) }
+        withState { state in
+            let warnings = [state.bootstrap.warning, state.fleet.duplicationWarning].compactMap { $0 }
+            return BoardHeader(
+                source: source, connection: state.connection,
+                warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "))
+        }
     }
 
     /// Prints the board once, at the terminal's width (120 columns when not a terminal) and tall enough

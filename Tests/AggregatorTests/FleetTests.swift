@@ -145,6 +145,35 @@ struct FleetTests {
         #expect(fleet.counts(at: Wire.now) == [.active: 1])
     }
 
+    /// Two agents with one device id publish its `online` in turn; a restarted agent is a new
+    /// instance that never comes back as the old one.
+    @Test(arguments: [
+        (["a:online", "b:online", "a:online"], true),
+        (["a:online", "b:online", "b:online", "a:online"], true),
+        (["a:online", "a:offline", "b:online", "b:offline", "c:online"], false),
+        (["a:online", "b:online"], false),
+        // A status without an instance (an agent before it existed) says nothing.
+        (["a:online", "-:online", "a:online"], false),
+    ])
+    func twoInstancesInTurnAreADuplicatedDevice(statuses: [String], duplicated: Bool) throws {
+        var fleet = Fleet()
+        let device = try DeviceID("van-7")
+        for (index, status) in statuses.enumerated() {
+            let parts = status.split(separator: ":").map(String.init)
+            let (since, instance) = (Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), parts[0])
+            let message: StatusMessage =
+                parts[1] == "online"
+                ? .online(device: device, since: since, instance: instance == "-" ? nil : instance)
+                : .offline(device: device, since: since, instance: instance)
+            fleet.apply(.status(message), now: Wire.now)
+        }
+        #expect(fleet.duplicatedDevices == (duplicated ? [device] : []))
+        #expect((fleet.duplicationWarning != nil) == duplicated)
+        #expect(BoardJSON.status(device, fleet: fleet).contains("\"duplicate\":true") == duplicated)
+        fleet.apply(Wire.decoder.decode(topic: Wire.statusTopic(), payload: []), now: Wire.now)
+        #expect(fleet.duplicatedDevices.isEmpty)
+    }
+
     /// The last alert stays on the row until another replaces it.
     @Test func theLastAlertStays() {
         var fleet = Fleet()

@@ -71,14 +71,17 @@ struct FaultFleetIntegrationTests {
         }
     }
 
-    /// Scenario 8: two agents with the same device id. Each learns from the broker that the other
-    /// took its session over, says so once as an error naming the device and the fix, and waits the
-    /// maximum reconnect delay before taking it back: they take turns, they do not duel.
+    /// Scenario 8: two agents with the same device id. Each finds the other's status on its own
+    /// status topic, says so once as an error naming the device and the fix, and waits the maximum
+    /// reconnect delay after each lost connection: they take turns, they do not duel. The board
+    /// flags the device.
     @Test func twoAgentsWithTheSameDeviceIDAreReportedAndTakeTurns() async throws {
         try await AgentHarness.scenario { broker, observer, state in
             try await withTemporaryDirectory { otherState in
                 // A maximum delay of 5 s, so that the test sees several turns.
                 let environment = ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "5"]
+                let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json"])
+                defer { board.signal(SIGKILL) }
                 let first = try AgentHarness.agent(broker, state: state, environment: environment, device: "twin")
                 defer { first.signal(SIGKILL) }
                 try await first.waitForLine(containing: "Connected to the broker", timeout: .seconds(60))
@@ -128,6 +131,10 @@ struct FaultFleetIntegrationTests {
                         return String(message.payload[range])
                     }
                 #expect(Set(instances).count == 2, "\(AgentHarness.messages(observer).map(\.payload))")
+                // So does the board, which flags the device.
+                try await board.waitForLine(timeout: .seconds(60), description: "twin flagged as duplicate") {
+                    $0.contains(#""device":"twin""#) && $0.contains(#""duplicate":true"#)
+                }
                 await first.stop()
                 await second.stop()
             }
