@@ -78,67 +78,103 @@ struct FaultFleetIntegrationTests {
     @Test func twoAgentsWithTheSameDeviceIDAreReportedAndTakeTurns() async throws {
         try await AgentHarness.scenario { broker, observer, state in
             try await withTemporaryDirectory { otherState in
-                // A maximum delay of 5 s, so that the test sees several turns.
-                let environment = ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "5"]
                 let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json"])
                 defer { board.signal(SIGKILL) }
-                let first = try AgentHarness.agent(broker, state: state, environment: environment, device: "twin")
-                defer { first.signal(SIGKILL) }
-                try await first.waitForLine(containing: "Connected to the broker", timeout: .seconds(60))
-                let second = try AgentHarness.agent(broker, state: otherState, environment: environment, device: "twin")
-                defer { second.signal(SIGKILL) }
-
-                let report = "Two agents use this device id: give each tracker its own device.id"
-                let firstReport = try await first.waitForLine(containing: report, timeout: .seconds(90))
-                let secondReport = try await second.waitForLine(containing: report, timeout: .seconds(90))
-                for line in [firstReport, secondReport] {
-                    #expect(line.contains(" error ") && line.contains("myeline.device=twin"), "\(line)")
+                try await Self.twins(device: "twin", broker: broker, observer: observer, board: board) {
+                    number, environment in
+                    try AgentHarness.agent(
+                        broker, state: [state, otherState][number], environment: environment, device: "twin")
                 }
-                // From now on both know: three more connections are three turns, each after the
-                // maximum delay.
-                guard let mosquitto = broker.currentProcess else { throw TestSupportError("no broker") }
-                let known = mosquitto.timedLines.filter { Self.isConnection($0.line, "myeline-twin") }.count
-                try await Self.waitForConnections(
-                    mosquitto, clientID: "myeline-twin", count: known + 3, timeout: .seconds(90))
-                let loss = "Connection lost while another agent uses this device id"
-                try await first.waitForLine(containing: loss, timeout: .seconds(30))
-                try await second.waitForLine(containing: loss, timeout: .seconds(30))
-
-                for agent in [first, second] {
-                    let lines = agent.output.split(separator: "\n")
-                    // Reported once, not at every takeover.
-                    #expect(lines.filter { $0.contains(report) }.count == 1, "\(agent.output)")
-                    // After the report, every lost connection waited the maximum delay, not the
-                    // backoff's first second.
-                    let reported = lines.firstIndex { $0.contains(report) }!
-                    let losses = lines[reported...].filter { $0.contains("mqtt.connection.lost") }
-                    #expect(!losses.isEmpty, "\(agent.output)")
-                    #expect(losses.allSatisfy { $0.contains("mqtt.retry_s=5.0") }, "\(agent.output)")
-                }
-                let connections = mosquitto.timedLines.filter { Self.isConnection($0.line, "myeline-twin") }
-                let intervals = zip(connections, connections.dropFirst()).map { ($1.time - $0.time) / .seconds(1) }
-                print(
-                    "scenario 8: \(connections.count) connections of myeline-twin; seconds between them: "
-                        + "\(intervals.map(Self.format)); both reported after connection \(known)")
-
-                // An independent subscriber sees the two agents apart: two instances of one device.
-                let instances = AgentHarness.messages(observer).filter { $0.topic == "myeline/twin/status" }
-                    .compactMap { message -> String? in
-                        guard
-                            let range = message.payload.range(
-                                of: #""instance":"[0-9a-f]+""#, options: .regularExpression)
-                        else { return nil }
-                        return String(message.payload[range])
-                    }
-                #expect(Set(instances).count == 2, "\(AgentHarness.messages(observer).map(\.payload))")
-                // So does the board, which flags the device.
-                try await board.waitForLine(timeout: .seconds(60), description: "twin flagged as duplicate") {
-                    $0.contains(#""device":"twin""#) && $0.contains(#""duplicate":true"#)
-                }
-                await first.stop()
-                await second.stop()
             }
         }
+    }
+
+    /// Scenario 8 on a broker locked down as deployed (`deploy/mosquitto/production.conf` and
+    /// `acl`): the two agents share the account of their device id, which may read its own status.
+    @Test func twoAgentsWithTheSameDeviceIDAreReportedOnTheProductionBroker() async throws {
+        try await FleetCredentials.withLockedBroker { broker, credentials in
+            let observer = try await AgentHarness.observer(
+                connection: try credentials.mosquittoArguments(broker, "aggregator"))
+            defer { observer.signal(SIGKILL) }
+            let board = try BrokerLockdownIntegrationTests.aggregator(broker, credentials, ["--follow", "--json"])
+            defer { board.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                try await withTemporaryDirectory { otherState in
+                    try await Self.twins(device: "dev-a", broker: broker, observer: observer, board: board) {
+                        number, environment in
+                        try AgentHarness.agent(
+                            broker, state: [state, otherState][number],
+                            environment: credentials.environment(broker, "dev-a").merging(environment) { $1 },
+                            device: "dev-a")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs two agents of `device`, made by `agent` (0, then 1, with these extra environment
+    /// variables), and checks what they log, what the broker saw, and what `observer` (a
+    /// `mosquitto_sub` on every topic) and `board` (`--follow --json`) received.
+    static func twins(
+        device: String, broker: TestBroker, observer: TestProcess, board: TestProcess,
+        agent: (_ number: Int, _ environment: [String: String]) throws -> TestProcess
+    ) async throws {
+        // A maximum delay of 5 s, so that the test sees several turns.
+        let environment = ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "5"]
+        let first = try agent(0, environment)
+        defer { first.signal(SIGKILL) }
+        try await first.waitForLine(containing: "Connected to the broker", timeout: .seconds(60))
+        let second = try agent(1, environment)
+        defer { second.signal(SIGKILL) }
+        let report = "Two agents use this device id: give each tracker its own device.id"
+        let firstReport = try await first.waitForLine(containing: report, timeout: .seconds(90))
+        let secondReport = try await second.waitForLine(containing: report, timeout: .seconds(90))
+        for line in [firstReport, secondReport] {
+            #expect(line.contains(" error ") && line.contains("myeline.device=\(device)"), "\(line)")
+        }
+        // From now on both know: three more connections are three turns, each after the
+        // maximum delay.
+        guard let mosquitto = broker.currentProcess else { throw TestSupportError("no broker") }
+        let known = mosquitto.timedLines.filter { Self.isConnection($0.line, "myeline-\(device)") }.count
+        try await Self.waitForConnections(
+            mosquitto, clientID: "myeline-\(device)", count: known + 3, timeout: .seconds(90))
+        let loss = "Connection lost while another agent uses this device id"
+        try await first.waitForLine(containing: loss, timeout: .seconds(30))
+        try await second.waitForLine(containing: loss, timeout: .seconds(30))
+
+        for agent in [first, second] {
+            let lines = agent.output.split(separator: "\n")
+            // Reported once, not at every takeover.
+            #expect(lines.filter { $0.contains(report) }.count == 1, "\(agent.output)")
+            // After the report, every lost connection waited the maximum delay, not the
+            // backoff's first second.
+            let reported = lines.firstIndex { $0.contains(report) }!
+            let losses = lines[reported...].filter { $0.contains("mqtt.connection.lost") }
+            #expect(!losses.isEmpty, "\(agent.output)")
+            #expect(losses.allSatisfy { $0.contains("mqtt.retry_s=5.0") }, "\(agent.output)")
+        }
+        let connections = mosquitto.timedLines.filter { Self.isConnection($0.line, "myeline-\(device)") }
+        let intervals = zip(connections, connections.dropFirst()).map { ($1.time - $0.time) / .seconds(1) }
+        print(
+            "scenario 8: \(connections.count) connections of myeline-\(device); seconds between them: "
+                + "\(intervals.map(Self.format)); both reported after connection \(known)")
+
+        // An independent subscriber sees the two agents apart: two instances of one device.
+        let instances = AgentHarness.messages(observer).filter { $0.topic == "myeline/\(device)/status" }
+            .compactMap { message -> String? in
+                guard
+                    let range = message.payload.range(
+                        of: #""instance":"[0-9a-f]+""#, options: .regularExpression)
+                else { return nil }
+                return String(message.payload[range])
+            }
+        #expect(Set(instances).count == 2, "\(AgentHarness.messages(observer).map(\.payload))")
+        // So does the board, which flags the device.
+        try await board.waitForLine(timeout: .seconds(60), description: "\(device) flagged as duplicate") {
+            $0.contains("\"device\":\"\(device)\"") && $0.contains(#""duplicate":true"#)
+        }
+        await first.stop()
+        await second.stop()
     }
 
     /// Scenario 8 with a broker that says why it closes the connection (MQTT 5 "session taken
