@@ -6,13 +6,15 @@ broker does, and HOLD seconds after the CONNACK sends DISCONNECT with reason 0x8
 over), as a broker does when another client connects with the same client id; then it waits for
 the next connection. It prints one line per connection. Debian 12's mosquitto (2.0.11) never
 sends that reason (2.0.15 and later do), so the fault test of docs/reliability.md (scenario 8)
-uses this to check the agent's reaction to it.
+uses this to check the agent's reaction to it. With `no-suback`, it leaves SUBSCRIBE unanswered:
+the connection ends before the subscription is acknowledged.
 
-Usage: session-taking-broker.py SOCKET HOLD
+Usage: session-taking-broker.py SOCKET HOLD [no-suback]
 """
 import socket, sys, time
 
 path, hold = sys.argv[1], float(sys.argv[2])
+answer_subscribe = sys.argv[3:] != ["no-suback"]
 server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 server.bind(path)
 server.listen(8)
@@ -70,7 +72,7 @@ while True:
             if kind >> 4 == 1:  # CONNECT: accepted, no properties
                 conn.sendall(encode(0x20, b"\x00\x00\x00"))
                 deadline = time.monotonic() + hold
-            elif kind >> 4 == 8:  # SUBSCRIBE: grant QoS 1 to each filter
+            elif kind >> 4 == 8 and answer_subscribe:  # SUBSCRIBE: grant QoS 1 to each filter
                 mid, props = body[:2], body[2]
                 filters, rest = 0, body[3 + props:]
                 while rest:

@@ -220,8 +220,9 @@ public final class MQTTClient: Sendable {
 
     /// Subscribes to topic filters; the returned sequence yields every matching message.
     ///
-    /// Returns once the broker acknowledged every filter, or at once when offline: the filters are
-    /// sent as soon as the client connects, and again after every reconnection. Retained messages
+    /// Returns once the broker acknowledged every filter, or at once when offline, or when the
+    /// connection is lost before the acknowledgement: the filters are sent as soon as the client
+    /// connects, and again after every reconnection. Retained messages
     /// arrive first, flagged `retain`. Ending the iteration (or dropping the sequence) unsubscribes
     /// the filters no other subscription uses.
     /// - Throws: `MQTTError` `.invalidTopic` for a bad filter, `.subscriptionRefused` when the broker
@@ -266,7 +267,12 @@ public final class MQTTClient: Sendable {
                 try MQTTError.check(rc, "cannot subscribe to \(filter)")
                 break
             }
-            guard case .subscribed(let granted) = try await context.acknowledgement(of: mid) else { continue }
+            guard let ack = try await acknowledgementUnlessDisconnected(mid) else {
+                // libmosquitto does not send a SUBSCRIBE again; the resubscription at the next
+                // connection carries these filters.
+                break
+            }
+            guard case .subscribed(let granted) = ack else { continue }
             if let failure = granted.first(where: { $0 >= 0x80 }) {
                 continuation.finish()
                 throw MQTTError(
@@ -276,6 +282,25 @@ public final class MQTTClient: Sendable {
             }
         }
         return MQTTSubscription(stream: stream)
+    }
+
+    /// The broker's acknowledgement of packet `mid`, or nil if the connection ends first (the
+    /// acknowledgement of a SUBSCRIBE then never comes).
+    private func acknowledgementUnlessDisconnected(_ mid: Int32) async throws -> ClientContext.Acknowledgement? {
+        let (context, events) = (context, connectionEvents)
+        return try await withThrowingTaskGroup(of: ClientContext.Acknowledgement?.self) { group in
+            group.addTask { try await context.acknowledgement(of: mid) }
+            group.addTask {
+                for await event in events {
+                    if case .connected = event { continue }
+                    return nil
+                }
+                return nil
+            }
+            // Cancelling the other task marks the acknowledgement as one nobody waits for.
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
     }
 
     private func shutDown() async {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MQTT
 import Synchronization
 import TestSupport
@@ -214,6 +215,31 @@ struct FaultFleetIntegrationTests {
                     losses.allSatisfy { $0.contains("Session taken over") && $0.contains("mqtt.retry_s=3.0") },
                     "\(agent.output)")
                 await agent.stop()
+            }
+        }
+    }
+
+    /// What scenario 8 found in the MQTT client: a connection taken over between a SUBSCRIBE and
+    /// its acknowledgement left `subscribe` waiting for ever (libmosquitto does not send a
+    /// SUBSCRIBE again), and an agent stuck in it never listened to its status topic.
+    @Test func aSubscriptionCutOffBeforeItsAcknowledgementReturns() async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = "\(directory)/broker.sock"
+            let broker = try TestProcess(
+                name: "session-taking broker", executable: try executablePath("python3", package: "python3"),
+                arguments: [DeploymentFiles.path("scripts/session-taking-broker.py"), socket, "1", "no-suback"])
+            defer { broker.signal(SIGKILL) }
+            try await broker.waitForLine(containing: "listening")
+            let configuration = MQTTConfiguration(
+                broker: BrokerAddress(.unix(path: socket)), clientID: "cut-off",
+                reconnect: ReconnectBackoff(initialDelay: .seconds(30), maximumDelay: .seconds(30)))
+            try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+                try await client.waitUntilConnected()
+                _ = try await withDeadline(.seconds(30), what: "subscribe to return", process: broker) {
+                    try await client.subscribe(to: ["cut/off"])
+                }
+                try await broker.waitForLine(containing: "took session 1 over")
+                #expect(!client.isConnected)
             }
         }
     }
