@@ -183,13 +183,7 @@ struct FaultFleetIntegrationTests {
     /// Debian 12's mosquitto does not send the reason. The agent reports the conflict at the first
     /// takeover, and waits the maximum delay after each.
     @Test func aBrokerThatSaysSessionTakenOverIsBelievedAtOnce() async throws {
-        try await withTemporaryDirectory { directory in
-            let socket = "\(directory)/broker.sock"
-            let broker = try TestProcess(
-                name: "session-taking broker", executable: try executablePath("python3", package: "python3"),
-                arguments: [DeploymentFiles.path("scripts/session-taking-broker.py"), socket, "1"])
-            defer { broker.signal(SIGKILL) }
-            try await broker.waitForLine(containing: "listening")
+        try await Self.withSessionTakingBroker { socket, broker in
             try await withTemporaryDirectory { state in
                 let agent = try TestProcess(
                     name: "myeline-agent twin", executable: try builtProductPath("myeline-agent"),
@@ -223,13 +217,7 @@ struct FaultFleetIntegrationTests {
     /// its acknowledgement left `subscribe` waiting for ever (libmosquitto does not send a
     /// SUBSCRIBE again), and an agent stuck in it never listened to its status topic.
     @Test func aSubscriptionCutOffBeforeItsAcknowledgementReturns() async throws {
-        try await withTemporaryDirectory { directory in
-            let socket = "\(directory)/broker.sock"
-            let broker = try TestProcess(
-                name: "session-taking broker", executable: try executablePath("python3", package: "python3"),
-                arguments: [DeploymentFiles.path("scripts/session-taking-broker.py"), socket, "1", "no-suback"])
-            defer { broker.signal(SIGKILL) }
-            try await broker.waitForLine(containing: "listening")
+        try await Self.withSessionTakingBroker(["no-suback"]) { socket, broker in
             let configuration = MQTTConfiguration(
                 broker: BrokerAddress(.unix(path: socket)), clientID: "cut-off",
                 reconnect: ReconnectBackoff(initialDelay: .seconds(30), maximumDelay: .seconds(30)))
@@ -245,6 +233,23 @@ struct FaultFleetIntegrationTests {
     }
 
     // MARK: Helpers
+
+    /// Runs `body` with `scripts/session-taking-broker.py` listening on a socket in a temporary
+    /// directory (taking each session over a second after it starts; `options` as the script
+    /// takes them), killed by its PID however `body` ends.
+    static func withSessionTakingBroker(
+        _ options: [String] = [], _ body: (_ socket: String, _ broker: TestProcess) async throws -> Void
+    ) async throws {
+        try await withTemporaryDirectory { directory in
+            let socket = "\(directory)/broker.sock"
+            let broker = try TestProcess(
+                name: "session-taking broker", executable: try executablePath("python3", package: "python3"),
+                arguments: [DeploymentFiles.path("scripts/session-taking-broker.py"), socket, "1"] + options)
+            defer { broker.signal(SIGKILL) }
+            try await broker.waitForLine(containing: "listening")
+            try await body(socket, broker)
+        }
+    }
 
     /// Whether `line` is mosquitto's report of a client connecting with an id starting with `prefix`.
     static func isConnection(_ line: String, _ prefix: String) -> Bool {
