@@ -77,12 +77,23 @@ public enum OwnTracksCodec {
         public var message: OwnTracksMessage
         /// The optional fields dropped because their type or range was wrong (such as `acc`), sorted.
         public var droppedFields: [String]
+
+        /// Creates a decoding result.
+        public init(message: OwnTracksMessage, droppedFields: [String]) {
+            self.message = message
+            self.droppedFields = droppedFields
+        }
     }
 
     /// Why a payload is not an OwnTracks message Myeline can use.
     public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
         /// What is wrong, for logs and the board's rejected count.
         public var reason: String
+
+        /// Creates an error saying what is wrong.
+        public init(reason: String) {
+            self.reason = reason
+        }
 
         public var description: String { reason }
     }
