@@ -48,7 +48,7 @@ struct InteropIntegrationTests {
             defer { observer.signal(SIGKILL) }
             try await withTemporaryDirectory { state in
                 let options = [
-                    "MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_OWNTRACKS_USER": "fleet",
+                    "MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_OWNTRACKS_USER": "fleet", "MYELINE_OWNTRACKS_TID": "V7",
                     "MYELINE_HOMEASSISTANT_ENABLED": "true",
                 ]
                 let agent = try AgentHarness.agent(broker, state: state, environment: options)
@@ -76,7 +76,7 @@ struct InteropIntegrationTests {
                         continue
                     }
                     #expect(location.trigger == "t")
-                    #expect(location.trackerID == "-7")
+                    #expect(location.trackerID == "V7")
                 }
 
                 // reportLocation, as OwnTracks Recorder's or Home Assistant's users send it.
