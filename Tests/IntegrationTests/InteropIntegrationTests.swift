@@ -121,6 +121,17 @@ struct InteropIntegrationTests {
                 try await second.waitForLine(description: "the lwt") { line in
                     line.hasPrefix("MSG|0|\(Self.location)|") && line.contains(#"|{"_type":"lwt","tst":"#)
                 }
+
+                // The uninstall's step: the retained OwnTracks location goes (the discovery went above).
+                let remove = try TestProcess(
+                    name: "myeline-agent remove-integrations", executable: try builtProductPath("myeline-agent"),
+                    arguments: [
+                        "remove-integrations", "--device", "van-7", "--broker", "\(broker.address)", "--state-dir", state,
+                    ],
+                    environment: ProcessInfo.processInfo.environment.merging(options) { $1 })
+                #expect(try await remove.waitForExit() == 0, "\(remove.output)")
+                #expect(remove.output.contains("removed \(Self.discoveryTopics.joined(separator: " ")) \(Self.location)"))
+                #expect(try await Self.retained(broker, Self.location) == nil)
             }
         }
     }

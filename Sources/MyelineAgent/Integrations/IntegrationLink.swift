@@ -72,8 +72,7 @@ final class IntegrationLink: Sendable {
         let ownTracks = configuration.ownTracks
         let homeAssistant = configuration.homeAssistant.enabled
         let startedAt = Int(clock.now.timeIntervalSince1970)
-        var mqtt = configuration.mqtt.clientConfiguration(password: password)
-        mqtt.clientID += "-integrations"
+        var mqtt = clientConfiguration
         if ownTracks.enabled {
             mqtt.will = MQTTWill(
                 topic: ownTracks.topic.location, payload: OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
@@ -100,6 +99,36 @@ final class IntegrationLink: Sendable {
                     retain: false)
             }
         }
+    }
+
+    /// The link's connection: the agent's, with its own client id.
+    private var clientConfiguration: MQTTConfiguration {
+        var mqtt = configuration.mqtt.clientConfiguration(password: password)
+        mqtt.clientID += "-integrations"
+        return mqtt
+    }
+
+    /// What `myeline-agent remove-integrations` clears (empty retained): the discovery topics
+    /// recorded or configured, and the retained OwnTracks location when `owntracks.enabled`.
+    var retainedTopics: [String] {
+        var topics = DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+        if configuration.homeAssistant.enabled {
+            topics += discovery.retainedTopics.filter { !topics.contains($0) }
+        }
+        if configuration.ownTracks.enabled { topics.append(configuration.ownTracks.topic.location) }
+        return topics
+    }
+
+    /// Clears ``retainedTopics`` and forgets the discovery record, for an uninstall.
+    /// - Returns: the topics cleared.
+    /// - Throws: `MQTTError` when the broker refuses a clear or cannot be reached (the caller bounds the wait).
+    func removeRetained() async throws -> [String] {
+        let topics = retainedTopics
+        try await MQTTClient.withClient(configuration: clientConfiguration, logger: logger) { client in
+            for topic in topics { try await client.publish(topic, payload: [], qos: .atLeastOnce, retain: true) }
+        }
+        try DiscoveryRecord(stateDirectory: configuration.stateDirectory).save([])
+        return topics
     }
 
     /// Runs the link; a failure (an invalid client configuration) is logged, the agent goes on.
