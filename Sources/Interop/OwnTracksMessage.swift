@@ -127,7 +127,8 @@ public enum OwnTracksCodec {
             }
             let location = OwnTracksLocation(
                 latitude: latitude, longitude: longitude, timestamp: timestamp,
-                accuracy: fields.integer("acc", in: 0...10_000_000), altitude: fields.integer("alt", in: -20_000...100_000),
+                accuracy: fields.integer("acc", in: 0...10_000_000),
+                altitude: fields.integer("alt", in: -20_000...100_000),
                 velocity: fields.integer("vel", in: 0...100_000), course: fields.integer("cog", in: 0...360),
                 trackerID: fields.string("tid", maximumLength: 64), trigger: fields.string("t", maximumLength: 1),
                 battery: fields.integer("batt", in: 0...100))

@@ -52,7 +52,8 @@ struct OwnTracksBoardTests {
             name: "a waypoint on the location topic", topic: "owntracks/jane/phone",
             payload: #"{"_type":"waypoint","desc":"home","tst":1}"#, shown: nil),
         Case(
-            name: "user and device too long for a board id", topic: "owntracks/\(String(repeating: "u", count: 60))/phone",
+            name: "user and device too long for a board id",
+            topic: "owntracks/\(String(repeating: "u", count: 60))/phone",
             payload: "{\(location)}", shown: nil),
     ]
 
@@ -98,7 +99,9 @@ struct OwnTracksBoardTests {
         #expect(fleet.state(of: row, at: Date(timeIntervalSince1970: TimeInterval(Self.tst + 599))) == .active)
         #expect(fleet.state(of: row, at: Date(timeIntervalSince1970: TimeInterval(Self.tst + 600))) == .stale)
 
-        #expect(Self.apply(&fleet, "owntracks/jane/phone", #"{"_type":"lwt","tst":1709290000}"#) == .status(Self.key.device))
+        #expect(
+            Self.apply(&fleet, "owntracks/jane/phone", #"{"_type":"lwt","tst":1709290000}"#) == .status(Self.key.device)
+        )
         #expect(fleet.state(of: row, at: Date(timeIntervalSince1970: TimeInterval(Self.tst))) == .offline)
 
         // The same fix again is outdated; a newer one brings the phone back.

@@ -83,6 +83,13 @@ enum AgentHarness {
 
     /// The retained messages under `myeline/van-7/activities/+` now, by topic.
     static func retainedActivities(_ broker: TestBroker) async throws -> [String: String] {
+        try await retained(broker, filter: "myeline/van-7/activities/+").mapValues {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// The retained messages matching `filter` now, by topic.
+    static func retained(_ broker: TestBroker, filter: String) async throws -> [String: [UInt8]] {
         try await MQTTClient.withClient(
             configuration: MQTTConfiguration(
                 broker: broker.address, clientID: "retained-\(UUID().uuidString.prefix(8))"),
@@ -91,12 +98,12 @@ enum AgentHarness {
             try await client.waitUntilConnected()
             // Retained messages come first, then this live one, outside the observed topics.
             let marker = "harness/marker/\(UUID().uuidString.prefix(8).lowercased())"
-            let subscription = try await client.subscribe(to: ["myeline/van-7/activities/+", marker])
+            let subscription = try await client.subscribe(to: [filter, marker])
             try await client.publish(marker, payload: Array("marker".utf8), qos: .atLeastOnce)
-            var retained: [String: String] = [:]
+            var retained: [String: [UInt8]] = [:]
             for await message in subscription {
                 if message.topic == marker { break }
-                if message.retain { retained[message.topic] = String(decoding: message.payload, as: UTF8.self) }
+                if message.retain { retained[message.topic] = message.payload }
             }
             return retained
         }

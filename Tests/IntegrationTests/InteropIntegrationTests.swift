@@ -48,7 +48,8 @@ struct InteropIntegrationTests {
             defer { observer.signal(SIGKILL) }
             try await withTemporaryDirectory { state in
                 let options = [
-                    "MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_OWNTRACKS_USER": "fleet", "MYELINE_OWNTRACKS_TID": "V7",
+                    "MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_OWNTRACKS_USER": "fleet",
+                    "MYELINE_OWNTRACKS_TID": "V7",
                     "MYELINE_HOMEASSISTANT_ENABLED": "true",
                 ]
                 let agent = try AgentHarness.agent(broker, state: state, environment: options)
@@ -61,7 +62,9 @@ struct InteropIntegrationTests {
                 // The config the broker keeps is the golden one (Interop's unit tests pin the text).
                 let tracker = try #require(
                     AgentHarness.messages(observer).first { $0.topic == Self.discoveryTopics[0] })
-                #expect(tracker.payload.contains(#""json_attributes_topic":"homeassistant/device_tracker/van-7/tracker/attributes""#))
+                #expect(
+                    tracker.payload.contains(
+                        #""json_attributes_topic":"homeassistant/device_tracker/van-7/tracker/attributes""#))
                 #expect(tracker.payload.contains(#""availability_topic":"myeline/van-7/status""#))
                 let attributes = try #require(
                     AgentHarness.messages(observer).last { $0.topic == Self.discoveryTopics[3] })
@@ -92,7 +95,8 @@ struct InteropIntegrationTests {
                 #expect(will.hasPrefix("MSG|0|\(Self.location)|"))
                 let retained = try await Self.retained(broker, Self.location)
                 guard case .location? = try retained.map({ try OwnTracksCodec.decode($0).message }) else {
-                    Issue.record("the retained OwnTracks message is not the last location: \(String(describing: retained))")
+                    Issue.record(
+                        "the retained OwnTracks message is not the last location: \(String(describing: retained))")
                     return
                 }
                 #expect(FileManager.default.fileExists(atPath: "\(state)/homeassistant-topics"))
@@ -102,7 +106,8 @@ struct InteropIntegrationTests {
                 let second = try await Self.observer(broker)
                 defer { second.signal(SIGKILL) }
                 let restarted = try AgentHarness.agent(
-                    broker, state: state, environment: options.merging(["MYELINE_HOMEASSISTANT_ENABLED": "false"]) { $1 })
+                    broker, state: state,
+                    environment: options.merging(["MYELINE_HOMEASSISTANT_ENABLED": "false"]) { $1 })
                 defer { restarted.signal(SIGKILL) }
                 for topic in Self.discoveryTopics {
                     try await second.waitForLine(containing: "MSG|0|\(topic)|0|")
@@ -126,11 +131,13 @@ struct InteropIntegrationTests {
                 let remove = try TestProcess(
                     name: "myeline-agent remove-integrations", executable: try builtProductPath("myeline-agent"),
                     arguments: [
-                        "remove-integrations", "--device", "van-7", "--broker", "\(broker.address)", "--state-dir", state,
+                        "remove-integrations", "--device", "van-7", "--broker", "\(broker.address)", "--state-dir",
+                        state,
                     ],
                     environment: ProcessInfo.processInfo.environment.merging(options) { $1 })
                 #expect(try await remove.waitForExit() == 0, "\(remove.output)")
-                #expect(remove.output.contains("removed \(Self.discoveryTopics.joined(separator: " ")) \(Self.location)"))
+                #expect(
+                    remove.output.contains("removed \(Self.discoveryTopics.joined(separator: " ")) \(Self.location)"))
                 #expect(try await Self.retained(broker, Self.location) == nil)
             }
         }
@@ -138,22 +145,7 @@ struct InteropIntegrationTests {
 
     /// The retained payload on `topic` now, or nil when there is none.
     static func retained(_ broker: TestBroker, _ topic: String) async throws -> [UInt8]? {
-        try await MQTTClient.withClient(
-            configuration: MQTTConfiguration(broker: broker.address, clientID: "retained-\(UUID().uuidString.prefix(8))"),
-            logger: Logger(label: "test")
-        ) { client in
-            try await client.waitUntilConnected()
-            // Retained messages come first, then this live one.
-            let marker = "test/marker/\(UUID().uuidString.prefix(8).lowercased())"
-            let subscription = try await client.subscribe(to: [topic, marker])
-            try await client.publish(marker, payload: Array("marker".utf8), qos: .atLeastOnce)
-            var payload: [UInt8]?
-            for await message in subscription {
-                if message.topic == marker { break }
-                if message.retain { payload = message.payload }
-            }
-            return payload
-        }
+        try await AgentHarness.retained(broker, filter: topic)[topic]
     }
 
     /// `--owntracks`: a phone's retained location is a row beside a Myeline activity, a broken one

@@ -35,7 +35,8 @@ struct InteropLockdownIntegrationTests {
                 ) { operatorClient in
                     try await operatorClient.waitUntilConnected()
                     try await operatorClient.publish(
-                        "owntracks/myeline/dev-a/cmd", payload: OwnTracksCodec.encode(.command(action: "reportLocation")))
+                        "owntracks/myeline/dev-a/cmd",
+                        payload: OwnTracksCodec.encode(.command(action: "reportLocation")))
                 }
                 try await board.waitForLine(containing: #""t":"r""#)
                 #expect(!agent.output.contains("Cannot publish to an integration topic"), "\(agent.output)")

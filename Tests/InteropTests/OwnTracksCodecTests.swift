@@ -27,7 +27,8 @@ struct OwnTracksCodecTests {
             horizontalAccuracy: nil, trackerID: "ab", trigger: OwnTracksLocation.Trigger.reportLocation, battery: 87)
         let text = String(decoding: OwnTracksCodec.encode(.location(location)), as: UTF8.self)
         #expect(
-            text == #"{"_type":"location","batt":87,"lat":-33.8568,"lon":151.2153,"t":"r","tid":"ab","tst":1709294400}"#)
+            text == #"{"_type":"location","batt":87,"lat":-33.8568,"lon":151.2153,"t":"r","tid":"ab","tst":1709294400}"#
+        )
     }
 
     @Test("zero, negative, out-of-range and non-finite values are left out, as the apps do")
@@ -84,8 +85,10 @@ struct OwnTracksCodecTests {
     }
 
     static let base = #""_type":"location","lat":52.5,"lon":13.4,"tst":1709294400"#
-    static func kept(_ location: OwnTracksLocation = .init(latitude: 52.5, longitude: 13.4, timestamp: 1_709_294_400),
-        dropped: [String] = []) -> Result<OwnTracksCodec.Decoded, OwnTracksCodec.DecodingError> {
+    static func kept(
+        _ location: OwnTracksLocation = .init(latitude: 52.5, longitude: 13.4, timestamp: 1_709_294_400),
+        dropped: [String] = []
+    ) -> Result<OwnTracksCodec.Decoded, OwnTracksCodec.DecodingError> {
         .success(.init(message: .location(location), droppedFields: dropped))
     }
     static func rejected(_ reason: String) -> Result<OwnTracksCodec.Decoded, OwnTracksCodec.DecodingError> {
@@ -117,7 +120,8 @@ struct OwnTracksCodecTests {
             name: "lon as a string", payload: #"{"_type":"location","lat":1,"lon":"13.4","tst":1709294400}"#,
             expected: rejected("location without a valid lon (degrees, -180 to 180)")),
         Hostile(
-            name: "tst as a string (some old apps)", payload: #"{"_type":"location","lat":1,"lon":2,"tst":"1709294400"}"#,
+            name: "tst as a string (some old apps)",
+            payload: #"{"_type":"location","lat":1,"lon":2,"tst":"1709294400"}"#,
             expected: rejected("location without a valid tst (whole seconds since 1970)")),
         Hostile(
             name: "tst beyond the year 9999", payload: #"{"_type":"location","lat":1,"lon":2,"tst":1e300}"#,
@@ -133,7 +137,8 @@ struct OwnTracksCodecTests {
         Hostile(name: "not JSON", payload: "lat=1,lon=2", expected: rejected("not a JSON object")),
         Hostile(name: "a JSON array", payload: #"[{"_type":"lwt","tst":1}]"#, expected: rejected("not a JSON object")),
         Hostile(name: "empty", payload: "", expected: rejected("not a JSON object")),
-        Hostile(name: "cmd without action", payload: #"{"_type":"cmd"}"#, expected: rejected("cmd without a string action")),
+        Hostile(
+            name: "cmd without action", payload: #"{"_type":"cmd"}"#, expected: rejected("cmd without a string action")),
         Hostile(
             name: "another type is named", payload: #"{"_type":"transition","event":"enter"}"#,
             expected: .success(.init(message: .other(type: "transition"), droppedFields: []))),
@@ -141,13 +146,16 @@ struct OwnTracksCodecTests {
 
     @Test("phones' messages are read as far as they are valid and rejected otherwise", arguments: hostile)
     func hostileInput(_ entry: Hostile) {
-        let result = Result { () throws(OwnTracksCodec.DecodingError) in try OwnTracksCodec.decode(Array(entry.payload.utf8)) }
+        let result = Result { () throws(OwnTracksCodec.DecodingError) in
+            try OwnTracksCodec.decode(Array(entry.payload.utf8))
+        }
         #expect(result == entry.expected)
     }
 
     @Test("a payload over the size limit is rejected unread")
     func oversized() {
-        let payload = Array("{\"_type\":\"lwt\",\"tst\":1,\"x\":\"".utf8) + Array(repeating: UInt8(ascii: "a"), count: 20_000)
+        let payload =
+            Array("{\"_type\":\"lwt\",\"tst\":1,\"x\":\"".utf8) + Array(repeating: UInt8(ascii: "a"), count: 20_000)
             + Array("\"}".utf8)
         #expect(payload.count > OwnTracksCodec.maximumPayloadSize)
         #expect(throws: OwnTracksCodec.DecodingError(reason: "payload of \(payload.count) bytes is too large")) {
@@ -155,10 +163,12 @@ struct OwnTracksCodecTests {
         }
     }
 
-    @Test("topics follow owntracks/USER/DEVICE and its cmd", arguments: [
-        ("owntracks/jane/phone", true), ("owntracks/jane/phone/cmd", false), ("owntracks/jane", false),
-        ("myeline/jane/phone", false), ("owntracks//phone", false), ("owntracks/ja+ne/phone", false),
-    ])
+    @Test(
+        "topics follow owntracks/USER/DEVICE and its cmd",
+        arguments: [
+            ("owntracks/jane/phone", true), ("owntracks/jane/phone/cmd", false), ("owntracks/jane", false),
+            ("myeline/jane/phone", false), ("owntracks//phone", false), ("owntracks/ja+ne/phone", false),
+        ])
     func topics(_ topic: String, _ isLocation: Bool) {
         let parsed = OwnTracksTopic(parsing: topic)
         #expect((parsed != nil) == isLocation)

@@ -8,17 +8,6 @@ import Testing
 /// are; the broken samples show the schema can fail.
 @Suite("OwnTracks JSON Schema", .timeLimit(.minutes(1)))
 struct OwnTracksSchemaTests {
-    /// One entry of scripts/validate-json.py's manifest.
-    struct Case: Encodable {
-        let name: String
-        let schema: String
-        let instance: String
-        let valid: Bool
-    }
-
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     @Test("every message Myeline writes is valid; a location without lon and an lwt without tst are not")
     func schema() async throws {
         let full = OwnTracksLocation(
@@ -31,27 +20,20 @@ struct OwnTracksSchemaTests {
             ("location with every field", OwnTracksCodec.encode(.location(full)), true),
             ("bare location answering reportLocation", OwnTracksCodec.encode(.location(bare)), true),
             ("lwt", OwnTracksCodec.encode(.lastWill(timestamp: 1_709_294_400)), true),
-            ("reportLocation cmd", OwnTracksCodec.encode(.command(action: OwnTracksMessage.reportLocationAction)), true),
+            (
+                "reportLocation cmd", OwnTracksCodec.encode(.command(action: OwnTracksMessage.reportLocationAction)),
+                true
+            ),
             ("location without lon", Array(#"{"_type":"location","lat":1,"tst":1}"#.utf8), false),
             ("lwt without tst", Array(#"{"_type":"lwt"}"#.utf8), false),
             ("unknown cmd action", OwnTracksCodec.encode(.command(action: "selfDestruct")), false),
         ]
-        let python = try executablePath("python3", package: "python3 python3-jsonschema")
-        let script = Self.repository.appendingPathComponent("scripts/validate-json.py").path
-        let schemas = Self.repository.appendingPathComponent("docs/schema/owntracks").path
-        let output = try await withTemporaryDirectory { directory in
-            let folder = URL(fileURLWithPath: directory)
-            var manifest: [Case] = []
-            for (index, entry) in cases.enumerated() {
-                try Data(entry.payload).write(to: folder.appendingPathComponent("case-\(index).json"))
-                manifest.append(
-                    Case(name: entry.name, schema: "message.json", instance: "case-\(index).json", valid: entry.valid))
-            }
-            try JSONEncoder().encode(["cases": manifest]).write(to: folder.appendingPathComponent("cases.json"))
-            return try await runProgram(
-                python, [script, "--schema-dir", schemas, folder.appendingPathComponent("cases.json").path])
-        }
-        let lines = output.split(separator: "\n")
+        let lines = try await validateJSON(
+            cases.map {
+                JSONSchemaCase(name: $0.name, schema: "message.json", data: Data($0.payload), valid: $0.valid)
+            },
+            schemaDirectory: repositoryDirectory.appendingPathComponent("docs/schema/owntracks").path)
+        let output = lines.joined(separator: "\n")
         #expect(lines.count == cases.count, "one result line per case:\n\(output)")
         for line in lines where !line.hasPrefix("PASS\t") { Issue.record("unexpected result: \(line)") }
     }

@@ -18,7 +18,8 @@ struct AgentConfigurationIntegrationsTests {
     @Test func theEnvironmentAndTheFileSetThem() async throws {
         let yaml = "owntracks:\n  enabled: true\n  device: car\nhomeassistant:\n  prefix: ha/discovery\n"
         let environment = [
-            "MYELINE_OWNTRACKS_USER": "Fleet One", "MYELINE_OWNTRACKS_TID": "C1", "MYELINE_HOMEASSISTANT_ENABLED": "true",
+            "MYELINE_OWNTRACKS_USER": "Fleet One", "MYELINE_OWNTRACKS_TID": "C1",
+            "MYELINE_HOMEASSISTANT_ENABLED": "true",
         ]
         let configuration = try await AgentConfigurationTests.load(
             flags: ["device.id": "van-7"], yaml: yaml, environment: environment
@@ -40,7 +41,8 @@ struct AgentConfigurationIntegrationsTests {
     static let invalidValues: [AgentConfigurationTests.Invalid] = [
         .init(yaml: "owntracks:\n  enabled: yes please\n", key: "owntracks.enabled", message: "true or false"),
         .init(yaml: "owntracks:\n  user: a/b\n", key: "owntracks.user", message: "not a topic level"),
-        .init(environment: ["MYELINE_OWNTRACKS_DEVICE": "#"], key: "owntracks.device", message: "without '/', '+', '#'"),
+        .init(
+            environment: ["MYELINE_OWNTRACKS_DEVICE": "#"], key: "owntracks.device", message: "without '/', '+', '#'"),
         .init(yaml: "owntracks:\n  tid: ABC\n", key: "owntracks.tid", message: "1 or 2 characters"),
         .init(yaml: "homeassistant:\n  prefix: ha/+\n", key: "homeassistant.prefix", message: "not a topic prefix"),
         .init(yaml: "homeassistant:\n  prefix: ha//x\n", key: "homeassistant.prefix", message: "empty levels"),

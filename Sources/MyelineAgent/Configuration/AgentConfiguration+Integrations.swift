@@ -66,7 +66,8 @@ extension AgentConfiguration {
             guard levels.allSatisfy(OwnTracksTopic.isValidLevel) else {
                 throw values.error(
                     "homeassistant.prefix",
-                    "\"\(prefix)\" is not a topic prefix: use levels without '+', '#' or empty levels (such as homeassistant)")
+                    "\"\(prefix)\" is not a topic prefix: use levels without '+', '#' or empty levels (such as homeassistant)"
+                )
             }
             homeAssistant.prefix = prefix
         }

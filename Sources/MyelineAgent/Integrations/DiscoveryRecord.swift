@@ -17,7 +17,9 @@ struct DiscoveryRecord {
         do {
             return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
         } catch {
-            logger.warning("Cannot read the Home Assistant discovery record", metadata: ["error": "\(error)", "file.path": "\(path)"])
+            logger.warning(
+                "Cannot read the Home Assistant discovery record",
+                metadata: ["error": "\(error)", "file.path": "\(path)"])
             return []
         }
     }

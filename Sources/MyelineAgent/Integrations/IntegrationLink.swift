@@ -180,7 +180,8 @@ final class IntegrationLink: Sendable {
                 let action: String
                 do throws(OwnTracksCodec.DecodingError) {
                     guard case .command(let name) = try OwnTracksCodec.decode(message.payload).message else {
-                        logger.warning("Ignoring an OwnTracks message that is not a cmd", metadata: ["mqtt.topic": "\(topic)"])
+                        logger.warning(
+                            "Ignoring an OwnTracks message that is not a cmd", metadata: ["mqtt.topic": "\(topic)"])
                         continue
                     }
                     action = name
@@ -191,7 +192,9 @@ final class IntegrationLink: Sendable {
                     continue
                 }
                 guard action == OwnTracksMessage.reportLocationAction else {
-                    logger.info("Ignoring an OwnTracks command the agent does not support", metadata: ["owntracks.action": "\(action)"])
+                    logger.info(
+                        "Ignoring an OwnTracks command the agent does not support",
+                        metadata: ["owntracks.action": "\(action)"])
                     continue
                 }
                 guard let fix = lastFix.withLock({ $0 }) else {

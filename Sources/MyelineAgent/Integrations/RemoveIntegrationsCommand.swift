@@ -30,13 +30,7 @@ struct RemoveIntegrationsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let (loaded, password) = try await options.loadWithPassword(environment: environment)
-        let level = loaded.configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let (loaded, password) = try await options.loadForConnecting(environment: environment)
         let link = IntegrationLink(
             configuration: loaded.configuration, password: password, logger: Logger(label: "myeline.agent"),
             clock: SystemWallClock())
