@@ -39,18 +39,22 @@ enum AgentHarness {
 
     /// `mosquitto_sub` on every topic under `myeline`, subscribed when this returns; `extra`
     /// arguments such as `-c -i ID` for a persistent session.
-    static func observer(_ broker: TestBroker, _ extra: [String] = []) async throws -> TestProcess {
+    static func observer(_ broker: TestBroker, _ extra: [String] = [], topics: [String] = ["myeline/#"]) async throws
+        -> TestProcess
+    {
         guard case .unix(let socket) = broker.address.transport else {
             throw TestSupportError("the agent tests use a broker on a unix socket")
         }
-        return try await observer(connection: ["--unix", socket], extra)
+        return try await observer(connection: ["--unix", socket], extra, topics: topics)
     }
 
-    /// `mosquitto_sub` on every topic under `myeline` of the broker that the `mosquitto_sub`
-    /// arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
-    static func observer(connection: [String], _ extra: [String] = []) async throws -> TestProcess {
+    /// `mosquitto_sub` on every topic under `myeline` (or on `topics`) of the broker that the
+    /// `mosquitto_sub` arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
+    static func observer(connection: [String], _ extra: [String] = [], topics: [String] = ["myeline/#"])
+        async throws -> TestProcess
+    {
         let observer = try ContractIntegrationTests.mosquittoSub(
-            connection + ["-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            connection + topics.flatMap { ["-t", $0] } + ["-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {

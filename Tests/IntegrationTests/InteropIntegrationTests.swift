@@ -12,18 +12,7 @@ import Testing
 struct InteropIntegrationTests {
     /// `mosquitto_sub` on the OwnTracks and Home Assistant topics, subscribed when this returns.
     static func observer(_ broker: TestBroker) async throws -> TestProcess {
-        guard case .unix(let socket) = broker.address.transport else {
-            throw TestSupportError("the agent tests use a broker on a unix socket")
-        }
-        let observer = try ContractIntegrationTests.mosquittoSub(
-            ["--unix", socket, "-t", "owntracks/#", "-t", "homeassistant/#", "-q", "1", "-d", "-F", "MSG|%r|%t|%l|%p"])
-        do {
-            try await observer.waitForLine(containing: "SUBACK")
-        } catch {
-            observer.signal(SIGKILL)
-            throw error
-        }
-        return observer
+        try await AgentHarness.observer(broker, topics: ["owntracks/#", "homeassistant/#"])
     }
 
     static let location = "owntracks/fleet/van-7"
