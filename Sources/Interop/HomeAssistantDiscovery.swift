@@ -68,15 +68,16 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
     /// The attributes message (retained) of one fix: `latitude`, `longitude` (degrees),
     /// `gps_accuracy` (metres, left out when unknown), and `speed` (m/s), `altitude` (metres),
     /// `course` (degrees true) and `satellites`, written as `null` when unknown so the sensors show
-    /// "unknown" rather than a stale value.
+    /// "unknown" rather than a stale value. Non-finite optional readings are unknown too.
     public static func attributes(
         latitude: Double, longitude: Double, accuracy: Double?, altitude: Double?, speed: Double?, course: Double?,
         satellites: Int?
     ) -> [UInt8] {
-        InteropJSON.encode(
+        func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
+        return InteropJSON.encode(
             Attributes(
-                latitude: latitude, longitude: longitude, accuracy: accuracy, altitude: altitude, speed: speed,
-                course: course, satellites: satellites))
+                latitude: latitude, longitude: longitude, accuracy: finite(accuracy), altitude: finite(altitude),
+                speed: finite(speed), course: finite(course), satellites: satellites))
     }
 
     private struct Attributes: Encodable {

@@ -6,7 +6,11 @@ enum InteropJSON {
     static func encode(_ value: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // The values are plain strings and finite numbers: encoding cannot fail.
+        // Callers pass finite numbers (the initializers drop non-finite optionals); should one
+        // slip through, it is written as a string rather than trapping.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        // Plain strings, numbers and nested containers: nothing else can fail.
         return Array(try! encoder.encode(value))
     }
 

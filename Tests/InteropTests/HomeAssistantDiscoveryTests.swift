@@ -45,7 +45,7 @@ struct HomeAssistantDiscoveryTests {
                 == #"{"altitude":34.4,"course":271.6,"gps_accuracy":4.2,"latitude":52.520008,"longitude":13.404954,"satellites":9,"speed":12.5}"#
         )
         let bare = HomeAssistantDiscovery.attributes(
-            latitude: 1, longitude: 2, accuracy: nil, altitude: nil, speed: nil, course: nil, satellites: nil)
+            latitude: 1, longitude: 2, accuracy: .nan, altitude: nil, speed: .infinity, course: nil, satellites: nil)
         #expect(
             String(decoding: bare, as: UTF8.self)
                 == #"{"altitude":null,"course":null,"latitude":1,"longitude":2,"satellites":null,"speed":null}"#)

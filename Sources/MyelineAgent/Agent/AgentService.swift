@@ -137,6 +137,7 @@ struct AgentService: Service, CustomStringConvertible {
             await controller.shutDown(timeout: Self.drainTimeout)
 
             drainer.finish()
+            integrations?.finish()
             if await !withTimeout(Self.drainTimeout, { await drainTask.value }) {
                 let pending = await drainer.pendingCount()
                 logger.warning("Shutting down with undelivered track points", metadata: ["outbox.count": "\(pending)"])
@@ -148,8 +149,8 @@ struct AgentService: Service, CustomStringConvertible {
             if !offline {
                 logger.warning("Shutting down without publishing offline: the broker is unreachable")
             }
-            integrations?.finish()
-            if let integrationsTask, await !withTimeout(Self.drainTimeout, { await integrationsTask.value }) {
+            // It was told to finish with the drainer: by now it has had the drain's time.
+            if let integrationsTask, await !withTimeout(.seconds(2), { await integrationsTask.value }) {
                 integrationsTask.cancel()
             }
         }
