@@ -13,14 +13,17 @@ enum AgentHarness {
 
     /// The agent of `device` (`van-7` unless given) with its state in `state`; `arguments` and
     /// `environment` add to the defaults (the capture replayed at 20 times its pace, in a loop).
+    /// It connects to `broker`, or to `address` when given (a proxy in front of the broker).
     static func agent(
         _ broker: TestBroker, state: String, _ arguments: [String] = ["--speed", "20", "--loop"],
-        environment: [String: String] = [:], source: String = capture, device: String = "van-7"
+        environment: [String: String] = [:], source: String = capture, device: String = "van-7",
+        address: BrokerAddress? = nil
     ) throws -> TestProcess {
         try TestProcess(
             name: "myeline-agent \(device)", executable: try builtProductPath("myeline-agent"),
             arguments: [
-                "run", "--device", device, "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
+                "run", "--device", device, "--broker", "\(address ?? broker.address)", "--source", source,
+                "--state-dir", state,
             ] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
