@@ -249,6 +249,7 @@ public final class TestTCPProxy: Sendable {
     /// The remaining length of the packet at the start of `bytes` (MQTT's variable byte integer
     /// after the first byte) and how many bytes encode it; nil while incomplete.
     static func remainingLength(_ bytes: [UInt8]) -> (value: Int, bytes: Int)? {
+        guard bytes.count >= 2 else { return nil }
         var value = 0
         var multiplier = 1
         for index in 1..<min(bytes.count, 5) {

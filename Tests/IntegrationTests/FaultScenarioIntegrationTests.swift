@@ -137,7 +137,8 @@ struct GpsdFaultScenarioTests {
             let envelopes = try AgentHarness.envelopes(messages)
             // Positions, then none while gpsd is down, then positions again: never a position held over the gap.
             let located = envelopes.map { $0.content.state.latitude != nil }
-            let gap = try #require(located.indices.first { index in index > 0 && located[index - 1] && !located[index] })
+            let gap = try #require(
+                located.indices.first { index in index > 0 && located[index - 1] && !located[index] })
             let after = try #require(located[gap...].firstIndex(of: true))
             let beforeGap = envelopes[..<gap].compactMap(\.content.state.fixTime).max()
             let afterGap = envelopes[after].content.state.fixTime
@@ -145,7 +146,8 @@ struct GpsdFaultScenarioTests {
             #expect(envelopes[gap].content.state.fix == .noFix)
             // The board saw the same: no row with the old position during the gap.
             let rows = FaultScenario.boardRows(board)
-            let boardGap = try #require(rows.firstIndex { $0["fix"] as? String == "none" && ($0["seq"] as? Int ?? 0) > 1 })
+            let boardGap = try #require(
+                rows.firstIndex { $0["fix"] as? String == "none" && ($0["seq"] as? Int ?? 0) > 1 })
             let lastOld = rows[..<boardGap].compactMap { $0["fixTime"] as? Double }.max() ?? 0
             #expect(rows[boardGap...].allSatisfy { ($0["fixTime"] as? Double).map { $0 > lastOld } ?? true })
             try await AgentHarness.validateAgainstSchemas(messages)
@@ -168,7 +170,8 @@ struct GpsdFaultScenarioTests {
                 let threeConnections = FaultScenario.seconds(since: start)
                 try await agent.waitForLine(containing: "gpsd connection ended; reconnecting", occurrence: 2)
                 // Meanwhile the activity is there, without a position, and the agent online.
-                try await board.waitForLine(description: "the row without a position", where: FaultScenario.isUnlocatedRow)
+                try await board.waitForLine(
+                    description: "the row without a position", where: FaultScenario.isUnlocatedRow)
                 try await observer.waitForLine(containing: "\"state\":\"online\"")
                 FaultScenario.report(
                     "silent gpsd: 3 connections after \(String(format: "%.1f", threeConnections)) s")
@@ -298,7 +301,8 @@ struct BrokerFaultScenarioTests {
                     #expect(try await agent.waitForExit() == 0)
                     FaultScenario.report(
                         "broker killed for \(outage) s: agent online \(String(format: "%.1f", online)) s after the "
-                            + "broker's restart, gated by the proxy; \(proxy.connectionCounts.refused) refused attempts")
+                            + "broker's restart, gated by the proxy; \(proxy.connectionCounts.refused) refused attempts"
+                    )
                 }
             }
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
@@ -373,7 +377,8 @@ struct BrokerFaultScenarioTests {
                     // Envelopes (QoS 1): one cut halfway never reached the broker, so the
                     // subscriber has it only because the agent sent it again.
                     cutEnvelopes += 1
-                    let envelope = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: payload)
+                    let envelope = try WireCodec.decode(
+                        ActivityEnvelope<LocationActivityAttributes>.self, from: payload)
                     #expect(envelopes.contains { $0.header.seq == envelope.header.seq }, "cut envelope resent")
                 }
             }
@@ -423,7 +428,9 @@ struct AggregatorFaultScenarioTests {
             try await AgentHarness.kill(first)
             // Every activity the subscriber knows, by device.
             let known = try Dictionary(
-                AgentHarness.envelopes(AgentHarness.messages(observer)).map { ($0.header.device.rawValue, $0.header.activity) },
+                AgentHarness.envelopes(AgentHarness.messages(observer)).map {
+                    ($0.header.device.rawValue, $0.header.activity)
+                },
                 uniquingKeysWith: { $1 })
             #expect(known.count == devices.count)
 
