@@ -89,7 +89,7 @@ public final class TestTCPProxy: Sendable {
     public static func with<R>(
         upstreamPort: Int, isolation: isolated (any Actor)? = #isolation, _ body: (TestTCPProxy) async throws -> R
     ) async throws -> R {
-        let (fd, port) = try listenOnLoopback()
+        let (fd, port) = try TestSupport.listenOnLoopback()
         let proxy = TestTCPProxy(listener: fd, port: port, upstreamPort: upstreamPort)
         let thread = Thread { proxy.acceptLoop() }
         thread.name = "test-proxy-accept"
@@ -260,24 +260,6 @@ public final class TestTCPProxy: Sendable {
         return nil
     }
 
-    private static func listenOnLoopback() throws -> (Int32, Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 64) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else {
-            if fd >= 0 { Glibc.close(fd) }
-            throw TestSupportError("the proxy cannot listen on a loopback port: \(String(cString: strerror(errno)))")
-        }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     private static func connectToLoopback(port: Int) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
@@ -363,4 +345,26 @@ private final class Link: Sendable {
         }
         return true
     }
+}
+
+/// A TCP socket listening on a free port of 127.0.0.1 (chosen by the kernel), for a test's own
+/// server; the caller closes it (`shutdown` ends a blocked `accept`).
+///
+/// - Throws: `TestSupportError` when no socket can be bound.
+public func listenOnLoopback(backlog: Int32 = 64) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && listen(fd, backlog) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    guard fd >= 0, bound else {
+        if fd >= 0 { close(fd) }
+        throw TestSupportError("cannot listen on a loopback port: \(String(cString: strerror(errno)))")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }

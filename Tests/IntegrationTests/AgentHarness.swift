@@ -82,6 +82,16 @@ enum AgentHarness {
         try messages.filter(\.isTrack).map { try $0.trackPoint() }
     }
 
+    /// Stops `agent` with SIGTERM (it must exit 0), waits for its `offline` status with reason
+    /// `shutdown` at `observer`, stops the observer and returns the messages it printed.
+    static func stop(_ agent: TestProcess, observedBy observer: TestProcess) async throws -> [Message] {
+        agent.signal(SIGTERM)
+        #expect(try await agent.waitForExit() == 0)
+        try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
+        await observer.stop()
+        return messages(observer)
+    }
+
     /// Kills `process` with SIGKILL, as a crash or a power cut would, and waits until it is gone.
     static func kill(_ process: TestProcess) async throws {
         process.signal(SIGKILL)
