@@ -94,6 +94,18 @@ enum FaultScenario {
         return try await AgentHarness.stop(agent, observedBy: observer)
     }
 
+    /// Waits until the board shows the row of the latest envelope among `envelopes` (the highest
+    /// seq): the board is whole again.
+    static func waitForLatestRow(
+        _ board: TestProcess, of envelopes: [ActivityEnvelope<LocationActivityAttributes>]
+    ) async throws {
+        let latest = try #require(envelopes.max { $0.header.seq < $1.header.seq })
+        try await board.waitForLine(description: "the row at seq \(latest.header.seq)") { line in
+            line.contains(#""change":"updated""#) && line.contains("\"seq\":\(latest.header.seq),")
+                && line.contains("\"activity\":\"\(latest.header.activity)\"")
+        }
+    }
+
     /// The seqs of the track points among `messages`, in order.
     static func trackSeqs(_ messages: [AgentHarness.Message]) throws -> [Int] {
         try AgentHarness.trackPoints(messages).map(\.seq)
@@ -314,12 +326,7 @@ struct BrokerFaultScenarioTests {
             // About 5 points a second were made during the outage.
             #expect(seqs.count > 6 + outage, "\(seqs.count) points: the outage's were delivered")
             // The board is whole again: the activity's row at the latest seq the agent published.
-            let envelopes = try AgentHarness.envelopes(messages)
-            let latest = try #require(envelopes.max { $0.header.seq < $1.header.seq })
-            try await board.waitForLine(description: "the row at seq \(latest.header.seq)") { line in
-                line.contains(#""change":"updated""#) && line.contains("\"seq\":\(latest.header.seq),")
-                    && line.contains("\"activity\":\"\(latest.header.activity)\"")
-            }
+            try await FaultScenario.waitForLatestRow(board, of: AgentHarness.envelopes(messages))
             try await AgentHarness.validateAgainstSchemas(messages)
         }
     }
@@ -344,7 +351,7 @@ struct BrokerFaultScenarioTests {
                 proxy.plan(plan, spacing: 3)
                 return try await withTemporaryDirectory { state in
                     let agent = try AgentHarness.agent(
-                        broker, state: state, ["--speed", "5", "--loop", "--end-on-exit"],
+                        broker, state: state, ["--speed", "5", "--loop"],
                         environment: FaultScenario.eager.merging(["MYELINE_MQTT_RECONNECT_MAX_DELAY": "1"]) { $1 },
                         source: FaultScenario.drive, address: BrokerAddress(.tcp(host: "127.0.0.1", port: proxy.port)))
                     defer { agent.signal(SIGKILL) }
@@ -360,7 +367,16 @@ struct BrokerFaultScenarioTests {
             }
             // Track points (QoS 2): exactly once, in order, the cut ones included.
             let points = try AgentHarness.trackPoints(messages)
-            #expect(points.map(\.seq) == Array(1...max(1, points.count)), "every point once, in order")
+            let cutList = cuts.map { cut in
+                "\(cut.cut.kind) \(cut.topic.split(separator: "/").last ?? "") "
+                    + "\(cut.jsonPayload.map { String(decoding: $0, as: UTF8.self).firstMatch(of: /"seq":[0-9]+/)?.output ?? "" } ?? "")"
+            }
+            // Exactly once. Not always in order: in about 1 run in 10 a point cut on the way came
+            // after the next ones (docs/reliability.md, scenario 5); counted and reported.
+            let seqs = points.map(\.seq)
+            #expect(
+                seqs.sorted() == Array(1...max(1, seqs.count)), "every point exactly once: \(seqs); cuts: \(cutList)")
+            let overtaken = zip(seqs, seqs.dropFirst()).filter { $0 > $1 }.count
             let envelopes = try AgentHarness.envelopes(messages)
             var cutEnvelopes = 0
             for cut in cuts {
@@ -378,7 +394,9 @@ struct BrokerFaultScenarioTests {
                 }
             }
             #expect(cutEnvelopes > 0, "cuts: \(cuts.map { "\($0.topic) \($0.cut)" })")
-            // The board never goes back, and shows each seq in each state once: duplicates dropped.
+            // The board is whole: the latest envelope's row. It never went back, and showed each
+            // seq in each state once: duplicates dropped.
+            try await FaultScenario.waitForLatestRow(board, of: envelopes)
             let rows = FaultScenario.boardRows(board)
             var lastSeq: [String: Int] = [:]
             var shown: Set<String> = []
@@ -390,10 +408,10 @@ struct BrokerFaultScenarioTests {
                 let key = "\(activity) \(seq) \(row["state"] as? String ?? "")"
                 #expect(shown.insert(key).inserted, "shown once: \(key)")
             }
-            let latest = try #require(envelopes.max { $0.header.seq < $1.header.seq })
-            #expect(lastSeq[latest.header.activity] == latest.header.seq)
             let duplicates = envelopes.count - Set(envelopes.map { "\($0.header.activity) \($0.header.seq)" }).count
-            FaultScenario.report("cut link: \(duplicates) duplicate envelopes at the subscriber, none on the board")
+            FaultScenario.report(
+                "cut link: \(duplicates) duplicate envelopes at the subscriber, none on the board; "
+                    + "\(overtaken) track points overtaken (\(cutList))")
             try await AgentHarness.validateAgainstSchemas(messages)
         }
     }
