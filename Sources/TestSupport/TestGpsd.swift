@@ -70,17 +70,8 @@ public final class TestGpsd: Sendable {
     /// its own. Both waits are for lines in gpsd's log, counted since the last ``start()``.
     public func feed(_ bytes: [UInt8], watchers: Int = 1, timeout: Duration = .seconds(20)) async throws {
         guard let running = currentProcess else { throw TestSupportError("gpsd is not running") }
-        let watches = Counter()
-        try await running.waitForLine(timeout: timeout, description: "\(watchers) clients to watch") { line in
-            line.contains("?WATCH") && watches.increment() >= watchers
-        }
-        let activation = 1
-        let seen = Counter()
-        try await running.waitForLine(timeout: timeout, description: "activation \(activation) of \(devicePath)") {
-            line in
-            // The predicate sees each line once, in order.
-            line.contains("activated GPS") && seen.increment() >= activation
-        }
+        try await running.waitForLine(containing: "?WATCH", occurrence: watchers, timeout: timeout)
+        try await running.waitForLine(containing: "activated GPS", occurrence: 1, timeout: timeout)
         let fd = master
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let thread = Thread {
@@ -149,18 +140,6 @@ public final class TestGpsd: Sendable {
             close(master)
             close(slave)
             throw lastError ?? TestSupportError("gpsd did not start")
-        }
-    }
-
-    /// A count shared with a `@Sendable` predicate.
-    private final class Counter: Sendable {
-        private let value = Mutex(0)
-
-        func increment() -> Int {
-            value.withLock { count in
-                count += 1
-                return count
-            }
         }
     }
 

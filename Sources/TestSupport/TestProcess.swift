@@ -133,6 +133,34 @@ public final class TestProcess: Sendable {
         try await waitForLine(timeout: timeout, description: "a line containing \"\(text)\"") { $0.contains(text) }
     }
 
+    /// Waits until the process has printed `occurrence` lines containing `text` (counting the
+    /// lines printed already), and returns the last of them.
+    ///
+    /// - Throws: `TestSupportError` with the output so far if the process ends first or `timeout` passes.
+    @discardableResult
+    public func waitForLine(containing text: String, occurrence: Int, timeout: Duration = .seconds(20)) async throws
+        -> String
+    {
+        let seen = LineCount()
+        return try await waitForLine(timeout: timeout, description: "line \(occurrence) containing \"\(text)\"") {
+            line in
+            // The predicate sees each line once, in order.
+            line.contains(text) && seen.increment() >= occurrence
+        }
+    }
+
+    /// A count of lines, shared with a `@Sendable` predicate.
+    private final class LineCount: Sendable {
+        private let value = Mutex(0)
+
+        func increment() -> Int {
+            value.withLock { count in
+                count += 1
+                return count
+            }
+        }
+    }
+
     /// Waits until the process prints a line for which `predicate` is true (or has printed one already).
     ///
     /// - Throws: `TestSupportError` with the output so far if the process ends first or `timeout` passes.

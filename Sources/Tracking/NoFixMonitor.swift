@@ -3,13 +3,16 @@ import Location
 
 /// Decides when the content loses its location: a pure state machine over location updates.
 ///
-/// Rules: a fix shows at once (``Decision/located(_:)``). An update without a fix, whatever its
-/// status (`noFix`, `deviceUnavailable`, `sourceUnavailable`), starts the grace period if none
-/// runs; within it the content keeps showing the last fix and nothing new is published
-/// (``Decision/holding(until:)``). Once `noFixGrace` seconds have passed since the first update
-/// without a fix, by an update or by ``tick(now:)`` at ``nextDeadline``, the content loses its
-/// location (``Decision/lost(_:)``, once) and the last fix is forgotten, so an old position is
-/// never shown again as new. Before the first fix the content has no location.
+/// Rules: a fix shows at once (``Decision/located(_:)``). A `noFix` update (the receiver reports,
+/// without a fix: a tunnel, a parking garage) starts the grace period if none runs; within it the
+/// content keeps showing the last fix and nothing new is published (``Decision/holding(until:)``).
+/// Once `noFixGrace` seconds have passed since the first update without a fix, by an update or by
+/// ``tick(now:)`` at ``nextDeadline``, the content loses its location (``Decision/lost(_:)``, once)
+/// and the last fix is forgotten, so an old position is never shown again as new. A
+/// `deviceUnavailable` or `sourceUnavailable` update (the receiver or gpsd is gone: no fix can
+/// come at all) loses the location at once, grace or not: holding the last fix would show a
+/// frozen position as current for the whole grace period. Before the first fix the content has
+/// no location.
 public struct NoFixMonitor: Sendable {
     /// What to show after one update.
     public enum Decision: Hashable, Sendable {
@@ -50,6 +53,11 @@ public struct NoFixMonitor: Sendable {
         }
         status = update.status
         guard fix != nil else { return .stillLost(status) }
+        guard status == .noFix else {
+            fix = nil
+            noFixSince = nil
+            return .lost(status)
+        }
         let since = noFixSince ?? now
         noFixSince = since
         return expire(now: now) ?? .holding(until: since.addingTimeInterval(grace))

@@ -13,14 +13,17 @@ enum AgentHarness {
 
     /// The agent of `device` (`van-7` unless given) with its state in `state`; `arguments` and
     /// `environment` add to the defaults (the capture replayed at 20 times its pace, in a loop).
+    /// It connects to `broker`, or to `address` when given (a proxy in front of the broker).
     static func agent(
         _ broker: TestBroker, state: String, _ arguments: [String] = ["--speed", "20", "--loop"],
-        environment: [String: String] = [:], source: String = capture, device: String = "van-7"
+        environment: [String: String] = [:], source: String = capture, device: String = "van-7",
+        address: BrokerAddress? = nil
     ) throws -> TestProcess {
         try TestProcess(
             name: "myeline-agent \(device)", executable: try builtProductPath("myeline-agent"),
             arguments: [
-                "run", "--device", device, "--broker", "\(broker.address)", "--source", source, "--state-dir", state,
+                "run", "--device", device, "--broker", "\(address ?? broker.address)", "--source", source,
+                "--state-dir", state,
             ] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
@@ -39,18 +42,22 @@ enum AgentHarness {
 
     /// `mosquitto_sub` on every topic under `myeline`, subscribed when this returns; `extra`
     /// arguments such as `-c -i ID` for a persistent session.
-    static func observer(_ broker: TestBroker, _ extra: [String] = []) async throws -> TestProcess {
+    static func observer(_ broker: TestBroker, _ extra: [String] = [], topics: [String] = ["myeline/#"]) async throws
+        -> TestProcess
+    {
         guard case .unix(let socket) = broker.address.transport else {
             throw TestSupportError("the agent tests use a broker on a unix socket")
         }
-        return try await observer(connection: ["--unix", socket], extra)
+        return try await observer(connection: ["--unix", socket], extra, topics: topics)
     }
 
-    /// `mosquitto_sub` on every topic under `myeline` of the broker that the `mosquitto_sub`
-    /// arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
-    static func observer(connection: [String], _ extra: [String] = []) async throws -> TestProcess {
+    /// `mosquitto_sub` on every topic under `myeline` (or on `topics`) of the broker that the
+    /// `mosquitto_sub` arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
+    static func observer(connection: [String], _ extra: [String] = [], topics: [String] = ["myeline/#"])
+        async throws -> TestProcess
+    {
         let observer = try ContractIntegrationTests.mosquittoSub(
-            connection + ["-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            connection + topics.flatMap { ["-t", $0] } + ["-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {
@@ -75,6 +82,16 @@ enum AgentHarness {
         try messages.filter(\.isTrack).map { try $0.trackPoint() }
     }
 
+    /// Stops `agent` with SIGTERM (it must exit 0), waits for its `offline` status with reason
+    /// `shutdown` at `observer`, stops the observer and returns the messages it printed.
+    static func stop(_ agent: TestProcess, observedBy observer: TestProcess) async throws -> [Message] {
+        agent.signal(SIGTERM)
+        #expect(try await agent.waitForExit() == 0)
+        try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
+        await observer.stop()
+        return messages(observer)
+    }
+
     /// Kills `process` with SIGKILL, as a crash or a power cut would, and waits until it is gone.
     static func kill(_ process: TestProcess) async throws {
         process.signal(SIGKILL)
@@ -83,6 +100,13 @@ enum AgentHarness {
 
     /// The retained messages under `myeline/van-7/activities/+` now, by topic.
     static func retainedActivities(_ broker: TestBroker) async throws -> [String: String] {
+        try await retained(broker, filter: "myeline/van-7/activities/+").mapValues {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// The retained messages matching `filter` now, by topic.
+    static func retained(_ broker: TestBroker, filter: String) async throws -> [String: [UInt8]] {
         try await MQTTClient.withClient(
             configuration: MQTTConfiguration(
                 broker: broker.address, clientID: "retained-\(UUID().uuidString.prefix(8))"),
@@ -91,12 +115,12 @@ enum AgentHarness {
             try await client.waitUntilConnected()
             // Retained messages come first, then this live one, outside the observed topics.
             let marker = "harness/marker/\(UUID().uuidString.prefix(8).lowercased())"
-            let subscription = try await client.subscribe(to: ["myeline/van-7/activities/+", marker])
+            let subscription = try await client.subscribe(to: [filter, marker])
             try await client.publish(marker, payload: Array("marker".utf8), qos: .atLeastOnce)
-            var retained: [String: String] = [:]
+            var retained: [String: [UInt8]] = [:]
             for await message in subscription {
                 if message.topic == marker { break }
-                if message.retain { retained[message.topic] = String(decoding: message.payload, as: UTF8.self) }
+                if message.retain { retained[message.topic] = message.payload }
             }
             return retained
         }

@@ -36,10 +36,14 @@ struct AggregatorIntegrationTests {
         }
     }
 
-    static func aggregator(_ broker: TestBroker, _ arguments: [String]) throws -> TestProcess {
+    /// `myeline-aggregator ARGUMENTS` on `broker`; `environment` adds to a bare `PATH`.
+    static func aggregator(
+        _ broker: TestBroker, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> TestProcess {
         try TestProcess(
             name: "myeline-aggregator", executable: builtProductPath("myeline-aggregator"),
-            arguments: ["--broker", broker.address.description] + arguments, environment: ["PATH": "/usr/bin:/bin"])
+            arguments: ["--broker", broker.address.description] + arguments,
+            environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 })
     }
 
     @Test func onceJSONShowsTenThousandRetainedActivities() async throws {

@@ -172,18 +172,8 @@ final class SilentServer: Sendable {
     var commands: [String] { state.withLock { $0.commands } }
 
     static func with<R>(greeting: Bool, _ body: (SilentServer) async throws -> R) async throws -> R {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw TestSupportError("cannot listen on a loopback port") }
-        let server = SilentServer(listener: fd, port: Int(UInt16(bigEndian: address.sin_port)), greeting: greeting)
+        let (fd, port) = try listenOnLoopback(backlog: 16)
+        let server = SilentServer(listener: fd, port: port, greeting: greeting)
         let thread = Thread { server.acceptLoop() }
         thread.start()
         defer { shutdown(fd, Int32(SHUT_RDWR)) }

@@ -218,4 +218,13 @@ import Testing
         let delay = RetryDelay(first: .milliseconds(500), limit: .seconds(30), growth: 2, jitter: 0.25)
         #expect(abs(delay.seconds(beforeAttempt: attempt, random: random) - expected) < 1e-5)
     }
+
+    /// gpsd is local: the source retries at least every 2.5 s (2 s with jitter), so it is back
+    /// within about 2 s of gpsd's return however long gpsd was away (fault scenario 1).
+    @Test(arguments: [1, 3, 5, 20, 64])
+    func gpsdIsRetriedAtLeastEveryTwoAndAHalfSeconds(attempt: Int) {
+        let delay = GpsdConfiguration().reconnect
+        #expect(delay.seconds(beforeAttempt: attempt, random: 0.999_999) <= 2.5)
+        #expect(delay.seconds(beforeAttempt: attempt, random: 0) >= 0.375)
+    }
 }

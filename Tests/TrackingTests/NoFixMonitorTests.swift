@@ -29,16 +29,19 @@ import Tracking
         Step(second: 1, input: .none(.sourceUnavailable), expected: .stillLost(.sourceUnavailable)),
         Step(second: 2, input: .fix, expected: .located),
         Step(second: 10, input: .none(.noFix), expected: .holding(until: 40)),
-        Step(second: 20, input: .none(.sourceUnavailable), expected: .holding(until: 40)),
+        Step(second: 20, input: .none(.noFix), expected: .holding(until: 40)),
         Step(second: 39, input: .tick, expected: nil),
-        Step(second: 40, input: .tick, expected: .lost(.sourceUnavailable)),
+        Step(second: 40, input: .tick, expected: .lost(.noFix)),
         Step(second: 41, input: .tick, expected: nil),
         Step(second: 45, input: .none(.noFix), expected: .stillLost(.noFix)),
         Step(second: 50, input: .fix, expected: .located),
-        Step(second: 55, input: .none(.deviceUnavailable), expected: .holding(until: 85)),
+        // The receiver or gpsd gone: no grace, the last fix is not shown as current.
+        Step(second: 55, input: .none(.deviceUnavailable), expected: .lost(.deviceUnavailable)),
+        Step(second: 56, input: .tick, expected: nil),
         Step(second: 60, input: .fix, expected: .located),
         Step(second: 61, input: .none(.noFix), expected: .holding(until: 91)),
-        Step(second: 95, input: .none(.deviceUnavailable), expected: .lost(.deviceUnavailable)),
+        Step(second: 62, input: .none(.sourceUnavailable), expected: .lost(.sourceUnavailable)),
+        Step(second: 95, input: .none(.noFix), expected: .stillLost(.noFix)),
     ]
 
     @Test func graceThenNoLocation() {

@@ -83,7 +83,7 @@ import Tracking
         #expect(state.fixTime == Place.t0 + 10)
         #expect(located.content?.staleDate == Place.t0 + 190)
 
-        let holding = tracker.receive(LocationUpdate(noFix: .sourceUnavailable), now: Place.t0 + 20)
+        let holding = tracker.receive(LocationUpdate(noFix: .noFix), now: Place.t0 + 20)
         #expect(holding.content == nil)
         #expect(tracker.nextDeadline == Place.t0 + 50)
         let lost = tracker.tick(now: Place.t0 + 50)

@@ -20,7 +20,9 @@ public struct GpsdConfiguration: Hashable, Sendable {
     /// An epoch's TPVs are merged into one update, sent when the next epoch starts or at the latest
     /// this long after the epoch's first TPV; 0.5 s by default.
     public var epochTimeout: Duration
-    /// The waits between reconnection attempts.
+    /// The waits between reconnection attempts: 0.5 s, growing to 2 s by default. gpsd runs on
+    /// the tracker itself, so a retry costs one local connection attempt, and a short limit brings
+    /// the source back within about 2 s of gpsd's return (systemd restarts it in seconds).
     public var reconnect: RetryDelay
     /// Which fixes are dropped; by default the live gate (with week-rollover correction).
     public var gate: FixGate.Configuration
@@ -31,7 +33,7 @@ public struct GpsdConfiguration: Hashable, Sendable {
     public init(
         host: String = "localhost", port: Int = GpsdConfiguration.defaultPort, device: String? = nil,
         silenceTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
-        epochTimeout: Duration = .milliseconds(500), reconnect: RetryDelay = RetryDelay(),
+        epochTimeout: Duration = .milliseconds(500), reconnect: RetryDelay = RetryDelay(limit: .seconds(2)),
         gate: FixGate.Configuration = FixGate.Configuration(), bufferSize: Int = 64
     ) {
         self.host = host
