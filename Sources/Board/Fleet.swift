@@ -15,6 +15,10 @@ public struct Fleet: Sendable {
     public private(set) var rejectedCount = 0
     /// How many envelopes were dropped because their `seq` was not greater than the one applied.
     public private(set) var outdatedCount = 0
+    /// How many envelopes of shown rows never arrived, from the gaps in their `seq`: dropped by the
+    /// broker (its queue for a slow subscriber is full), by the board's own buffer, or coalesced by
+    /// the agent itself over a slow link (it publishes the latest update only).
+    public private(set) var missedCount = 0
     /// Increases with every change that can alter what the board shows.
     public private(set) var revision = 0
     /// Increases with every change that can alter the order of rows: a row added, removed, or a new
@@ -51,6 +55,7 @@ public struct Fleet: Sendable {
                     outdatedCount += 1
                     return .unchanged
                 }
+                missedCount += envelope.header.seq - old.seq - 1
                 var row = ActivityRow(envelope, receivedAt: now)
                 row.lastAlert = envelope.alert ?? old.lastAlert
                 if row.relevance != old.relevance { orderRevision += 1 }

@@ -52,24 +52,41 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     /// while the broker was unreachable (`dropped`), counted since its state directory was
     /// created; nil when not reported.
     public let dropped: UInt64?
+    /// Why the agent cannot save to its state directory now (`storage-error`), such as a full
+    /// disk, naming the file and the system's reason; nil when saving works. While it is set, the
+    /// agent keeps publishing its activities' live updates but keeps no track points.
+    public let storageError: String?
+    /// How far the agent's wall clock is from its receiver's GPS time, in seconds (`clock-offset`):
+    /// the clock's reading minus the fix's time, positive when the clock is ahead; nil when they
+    /// agree (within 30 s) or when the agent has no receiver to compare with. While it is set, the
+    /// agent's own timestamps (`timestamp`, `since`) are off by about that much; fix times and
+    /// the stale dates made from them are the receiver's.
+    public let clockOffset: Int?
 
-    /// The message of an agent that connected at `since`, with the track points it has dropped so far.
+    /// The message of an agent that connected at `since`, with the track points it has dropped so
+    /// far, why it cannot save to its state directory (if it cannot) and its clock's offset from
+    /// its receiver (if they disagree).
     public static func online(
-        device: DeviceID, since: Date, dropped: UInt64? = nil, version: String = Myeline.version
+        device: DeviceID, since: Date, dropped: UInt64? = nil, storageError: String? = nil, clockOffset: Int? = nil,
+        version: String = Myeline.version
     ) -> StatusMessage {
-        StatusMessage(device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped)
+        StatusMessage(
+            device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped,
+            storageError: storageError, clockOffset: clockOffset)
     }
 
     /// The message of an agent that goes offline cleanly at `since`.
     public static func offline(
         device: DeviceID, since: Date, reason: Reason = .shutdown, version: String = Myeline.version
     ) -> StatusMessage {
-        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil)
+        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil,
+            storageError: nil, clockOffset: nil)
     }
 
     /// The MQTT will: offline, reason `connection-lost`, without `since`.
     public static func will(device: DeviceID, version: String = Myeline.version) -> StatusMessage {
         StatusMessage(
-            device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil)
+            device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil,
+            storageError: nil, clockOffset: nil)
     }
 }
