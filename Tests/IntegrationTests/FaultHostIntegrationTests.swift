@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import Synchronization
 import Testing
 import TestSupport
 
@@ -125,7 +126,7 @@ struct FaultHostIntegrationTests {
                             "FAKETIME_DONT_FAKE_MONOTONIC": "1", "MYELINE_MQTT_KEEPALIVE": "5",
                             "MYELINE_UPDATES_MIN_DISTANCE": "0", "MYELINE_UPDATES_MIN_INTERVAL": "0",
                         ],
-                        source: "gpsd://127.0.0.1:\(gpsd.port)")
+                        source: "gpsd://127.0.0.1:\(gpsd.port)", launcher: Self.faketimeLauncher)
                     defer { agent.signal(SIGKILL) }
                     let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json"])
                     defer { board.signal(SIGKILL) }
@@ -176,10 +177,11 @@ struct FaultHostIntegrationTests {
                             line.contains(#""device":"van-7""#) && line.contains(#""state":"active""#)
                                 && (Self.seq(inBoardLine: line) ?? 0) >= stepped.header.seq
                         }
-                        // Held for three keep-alive periods of receiver time: still connected.
-                        try await Self.waitForMessage(observer, "15 s of fixes after stepping \(name)") { message in
+                        // Held for two keep-alive periods of receiver time (the broker gives up after
+                        // 1.5): still connected.
+                        try await Self.waitForMessage(observer, "10 s of fixes after stepping \(name)") { message in
                             guard message.isEnvelope, let envelope = try? message.envelope() else { return false }
-                            return (envelope.content.state.fixTime ?? .distantPast) >= fixTime.addingTimeInterval(15)
+                            return (envelope.content.state.fixTime ?? .distantPast) >= fixTime.addingTimeInterval(10)
                         }
                     }
                     // Never disconnected: one connection, no will, no stale row on the board.
@@ -195,9 +197,14 @@ struct FaultHostIntegrationTests {
                     let restartedAt = ContinuousClock.now
                     await broker.stop()
                     try await broker.start()
-                    try await agent.waitForLine(
-                        timeout: .seconds(60), description: "a second connection"
-                    ) { _ in agent.output.components(separatedBy: "Connected to the broker").count - 1 >= 2 }
+                    let connections = Mutex(0)
+                    try await agent.waitForLine(timeout: .seconds(60), description: "a second connection") { line in
+                        // The predicate sees each line once, in order.
+                        line.contains("Connected to the broker") && connections.withLock { count in
+                            count += 1
+                            return count >= 2
+                        }
+                    }
                     let reconnection = ContinuousClock.now - restartedAt
                     let retained = try await AgentHarness.observer(broker)
                     defer { retained.signal(SIGKILL) }
@@ -363,6 +370,12 @@ struct FaultHostIntegrationTests {
         return String(path)
     }
 
+    /// Runs the agent through `sh -c 'exec "$@"'` (the same PID): libfaketime's constructor, in
+    /// the first process that loads it, adds `FAKETIME_SHARED` to the environment with `setenv`,
+    /// which moves `environ`, and a Swift program that loads it first then finds no arguments
+    /// (it prints its usage). A shell loads it first instead and passes the variable on.
+    static let faketimeLauncher = ["/bin/sh", "-c", #"exec "$@""#, "sh"]
+
     /// Sets the clock of the processes under libfaketime reading `file`: `offset` seconds from the truth.
     static func setClock(_ file: String, offset: Int) throws {
         // Written aside and renamed, so that the library never reads a half-written file.
@@ -373,10 +386,11 @@ struct FaultHostIntegrationTests {
     /// each stamped with the true UTC time (and its checksum made anew), until cancelled. A
     /// receiver's own pace, not a wait for anything.
     static func liveReceiver(_ gpsd: TestGpsd, capture: String) async throws {
-        let epochs = capture.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let epochs = capture.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("$GNGGA,") || $0.hasPrefix("$GNRMC,") }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
+        guard !epochs.isEmpty else { throw TestSupportError("no GGA or RMC sentence in the capture") }
         var index = 0
         while !Task.isCancelled {
             let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
