@@ -234,7 +234,7 @@ struct FaultHostIntegrationTests {
             // An independent subscriber to one of the 20 devices: 250 envelopes a second.
             let observer = try await AgentHarness.observer(connection: ["--unix", socket], [])
             defer { observer.signal(SIGKILL) }
-            let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json"])
+            let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json", "--log-level", "info"])
             defer { board.signal(SIGKILL) }
             try await board.waitForLine(containing: "Retained bootstrap complete", timeout: .seconds(30))
             let load = try TestProcess(
