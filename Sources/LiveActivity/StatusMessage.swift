@@ -79,7 +79,8 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     public static func offline(
         device: DeviceID, since: Date, reason: Reason = .shutdown, version: String = Myeline.version
     ) -> StatusMessage {
-        StatusMessage(device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil,
+        StatusMessage(
+            device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil,
             storageError: nil, clockOffset: nil)
     }
 

@@ -14,7 +14,8 @@ import Testing
 struct LossesAndCoalescingTests {
     static func session() -> BoardSession {
         BoardSession(
-            topics: Wire.topics, syncTopic: "sync", clock: ManualWallClock(now: Wire.now), logger: Logger(label: "test"),
+            topics: Wire.topics, syncTopic: "sync", clock: ManualWallClock(now: Wire.now),
+            logger: Logger(label: "test"),
             recordsChanges: true)
     }
 

@@ -23,7 +23,10 @@ enum AgentHarness {
     ) throws -> TestProcess {
         let agent = try builtProductPath("myeline-agent")
         let command =
-            [agent, "run", "--device", device, "--broker", "\(broker.address)", "--source", source, "--state-dir", state]
+            [
+                agent, "run", "--device", device, "--broker", "\(broker.address)", "--source", source, "--state-dir",
+                state,
+            ]
             + arguments
         let program = launcher.first ?? agent
         return try TestProcess(
@@ -53,11 +56,13 @@ enum AgentHarness {
         return try await observer(connection: ["--unix", socket], extra)
     }
 
-    /// `mosquitto_sub` on every topic under `myeline` of the broker that the `mosquitto_sub`
-    /// arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
-    static func observer(connection: [String], _ extra: [String] = []) async throws -> TestProcess {
+    /// `mosquitto_sub` on every topic under `myeline` (or on `topic`) of the broker that the
+    /// `mosquitto_sub` arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
+    static func observer(connection: [String], _ extra: [String] = [], topic: String = "myeline/#") async throws
+        -> TestProcess
+    {
         let observer = try ContractIntegrationTests.mosquittoSub(
-            connection + ["-t", "myeline/#", "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            connection + ["-t", topic, "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {

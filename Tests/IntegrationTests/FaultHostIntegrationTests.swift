@@ -187,7 +187,8 @@ struct FaultHostIntegrationTests {
                     // Never disconnected: one connection, no will, no stale row on the board.
                     #expect(agent.output.components(separatedBy: "Connected to the broker").count - 1 == 1)
                     #expect(!observer.output.contains(#""state":"offline""#))
-                    #expect(!board.output.contains(#""state":"stale""#) && !board.output.contains(#""state":"offline""#))
+                    #expect(
+                        !board.output.contains(#""state":"stale""#) && !board.output.contains(#""state":"offline""#))
                     let warnings = agent.output.components(separatedBy: "The system clock disagrees").count - 1
                     #expect(warnings == 3, "one warning per step away from the truth")
                     try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
@@ -200,10 +201,11 @@ struct FaultHostIntegrationTests {
                     let connections = Mutex(0)
                     try await agent.waitForLine(timeout: .seconds(60), description: "a second connection") { line in
                         // The predicate sees each line once, in order.
-                        line.contains("Connected to the broker") && connections.withLock { count in
-                            count += 1
-                            return count >= 2
-                        }
+                        line.contains("Connected to the broker")
+                            && connections.withLock { count in
+                                count += 1
+                                return count >= 2
+                            }
                     }
                     let reconnection = ContinuousClock.now - restartedAt
                     let retained = try await AgentHarness.observer(broker)
@@ -232,9 +234,11 @@ struct FaultHostIntegrationTests {
                 throw TestSupportError("the fault tests use a broker on a unix socket")
             }
             // An independent subscriber to one of the 20 devices: 250 envelopes a second.
-            let observer = try await AgentHarness.observer(connection: ["--unix", socket], [])
+            let observer = try await AgentHarness.observer(
+                connection: ["--unix", socket], topic: "myeline/sim-1/activities/+")
             defer { observer.signal(SIGKILL) }
-            let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json", "--log-level", "info"])
+            let board = try AggregatorIntegrationTests.aggregator(
+                broker, ["--follow", "--json", "--log-level", "info"])
             defer { board.signal(SIGKILL) }
             try await board.waitForLine(containing: "Retained bootstrap complete", timeout: .seconds(30))
             let load = try TestProcess(

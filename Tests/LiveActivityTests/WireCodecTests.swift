@@ -98,7 +98,9 @@ struct WireCodecTests {
             device: device, since: Fixtures.t0, dropped: 3, storageError: "writing /var/lib/myeline/x failed",
             clockOffset: -3600, version: "0.2.0")
         let json = String(decoding: try WireCodec.encode(status), as: UTF8.self)
-        #expect(json.contains(#""storage-error":"writing \/var\/lib\/myeline\/x failed""#) || json.contains(#""storage-error":"writing /var/lib/myeline/x failed""#), "\(json)")
+        #expect(
+            json.contains(#""storage-error":"writing \/var\/lib\/myeline\/x failed""#)
+                || json.contains(#""storage-error":"writing /var/lib/myeline/x failed""#), "\(json)")
         #expect(json.contains(#""clock-offset":-3600"#), "\(json)")
         #expect(try WireCodec.decode(StatusMessage.self, from: Data(json.utf8)) == status)
         let plain = String(
