@@ -226,50 +226,25 @@ struct FaultHostIntegrationTests {
     /// counted and shown (a `summary` line with `missed`, logged once), and it catches up with the
     /// latest seq.
     @Test func aBoardStalledAt5000MessagesPerSecondStaysBoundedCountsWhatItMissedAndCatchesUp() async throws {
-        // As deploy/mosquitto/fleet.conf (no message limit, a byte limit per client), with a
-        // small byte limit so that 10 s of load overflows the stalled board's queue.
-        let configuration = ["max_queued_messages 0", "max_queued_bytes 1048576", "max_inflight_messages 1000"]
-        try await TestBroker.with(extraConfiguration: configuration) { broker in
-            guard case .unix(let socket) = broker.address.transport else {
-                throw TestSupportError("the fault tests use a broker on a unix socket")
-            }
-            // An independent subscriber to one of the 20 devices: 250 envelopes a second.
-            let observer = try await AgentHarness.observer(
-                connection: ["--unix", socket], topic: "myeline/sim-1/activities/+")
-            defer { observer.signal(SIGKILL) }
+        try await StallLoad.with { load in
             let board = try AggregatorIntegrationTests.aggregator(
-                broker, ["--follow", "--json", "--log-level", "info"])
+                load.broker, ["--follow", "--json", "--log-level", "info"])
             defer { board.signal(SIGKILL) }
             try await board.waitForLine(containing: "Retained bootstrap complete", timeout: .seconds(30))
-            let load = try TestProcess(
-                name: "myeline-agent simulate", executable: builtProductPath("myeline-agent"),
-                arguments: [
-                    "simulate", "--device", "sim", "--broker", "\(broker.address)", "--devices", "20", "--rate", "5000",
-                    "--duration", "40", "--qos", "1", "--no-track-points", "--track", SimulateIntegrationTests.track,
-                ])
-            defer { load.signal(SIGKILL) }
-            func latestSeq() -> Int {
-                observer.output.split(separator: "\n").compactMap { Message($0) }
-                    .filter { $0.topic.hasPrefix("myeline/sim-1/activities/") }
-                    .compactMap { try? $0.envelope().header.seq }.max() ?? 0
-            }
+            let simulate = try load.start()
+            defer { simulate.signal(SIGKILL) }
             // Warmed up: the board has shown sim-1 at seq 500 (two seconds of load).
             try await board.waitForLine(description: "sim-1 at seq 500") { line in
                 line.contains(#""device":"sim-1""#) && (Self.seq(inBoardLine: line) ?? 0) >= 500
             }
             let before = try Self.memory(board.pid)
-            let stallSeq = latestSeq()
             let stalledAt = ContinuousClock.now
             board.signal(SIGSTOP)
-            // Stalled for 10 s of load: 2,500 more envelopes of sim-1, as its subscriber sees them.
-            try await Self.waitForMessage(observer, "10 s of load", timeout: .seconds(60)) { message in
-                message.topic.hasPrefix("myeline/sim-1/activities/")
-                    && ((try? message.envelope().header.seq) ?? 0) >= stallSeq + 2500
-            }
+            try await load.waitForTenSecondsOfLoad(after: load.latestSeq())
             board.signal(SIGCONT)
             let stall = ContinuousClock.now - stalledAt
             // It catches up with what its subscriber saw at the end of the stall...
-            let target = latestSeq()
+            let target = load.latestSeq()
             try await board.waitForLine(description: "sim-1 caught up at seq \(target)") { line in
                 line.contains(#""device":"sim-1""#) && (Self.seq(inBoardLine: line) ?? 0) >= target
             }
@@ -279,11 +254,9 @@ struct FaultHostIntegrationTests {
                 line.contains(#""change":"summary""#) && !line.contains(#""missed":0,"#)
             }
             let during = try Self.memory(board.pid)
-            // The load ends; the board shows the latest seq of each device its subscriber saw.
-            #expect(try await load.waitForExit() == 0, "simulate:\n\(load.output)")
-            let final = latestSeq()
+            let final = try await load.finish(simulate)
             try await board.waitForLine(description: "sim-1's last seq, \(final)") { line in
-                line.contains(#""device":"sim-1""#) && Self.seq(inBoardLine: line) == final
+                line.contains(#""device":"sim-1""#) && (Self.seq(inBoardLine: line) ?? 0) >= final
             }
             let after = try Self.memory(board.pid)
             #expect(board.output.components(separatedBy: "Updates were lost").count - 1 == 1, "logged once")
@@ -295,9 +268,128 @@ struct FaultHostIntegrationTests {
             board.signal(SIGTERM)
             #expect(try await board.waitForExit() == 0)
             print(
-                "scenario 10: stall \(stall), caught up \(caughtUp) after it; VmRSS before \(before.resident >> 10) KiB,"
-                    + " after catching up \(during.resident >> 10) KiB, at the end \(after.resident >> 10) KiB,"
-                    + " VmHWM \(after.peak >> 10) KiB; \(summary); load: \(load.output)")
+                "scenario 10 (SIGSTOP): stall \(stall), caught up \(caughtUp) after it; VmRSS before"
+                    + " \(before.resident >> 10) KiB, after catching up \(during.resident >> 10) KiB, at the end"
+                    + " \(after.resident >> 10) KiB, VmHWM \(after.peak >> 10) KiB; \(summary); \(simulate.output)")
+        }
+    }
+
+    /// Scenario 10 with the other stall: the board runs, but nobody reads its `--follow --json`
+    /// output for 10 s of load (a pipe into a stuck consumer), so its writes block. What waits in
+    /// the board is one change per row, not one per message: when the output drains, each row
+    /// comes once with its latest content, and memory stays bounded.
+    @Test func aBoardWhoseOutputIsBlockedFor10sWritesEachRowOnceAndStaysBounded() async throws {
+        try await StallLoad.with { load in
+            try await withTemporaryDirectory { directory in
+                let output = directory + "/board.out"
+                try #require(mkfifo(output, 0o600) == 0)
+                // A reader that never reads, so that the board can open its output: the pipe
+                // fills (64 KiB) and the board's writes block.
+                let idle = open(output, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+                try #require(idle >= 0)
+                defer { close(idle) }
+                let board = try TestProcess(
+                    name: "myeline-aggregator", executable: "/bin/sh",
+                    arguments: [
+                        "-c", #"exec "$@" > "$0""#, output, builtProductPath("myeline-aggregator"), "--broker",
+                        load.broker.address.description, "--follow", "--json", "--log-level", "info",
+                    ], environment: ["PATH": "/usr/bin:/bin"])
+                defer { board.signal(SIGKILL) }
+                try await board.waitForLine(containing: "Retained bootstrap complete", timeout: .seconds(30))
+                let before = try Self.memory(board.pid)
+                let simulate = try load.start()
+                defer { simulate.signal(SIGKILL) }
+                try await load.waitForTenSecondsOfLoad(after: 0)
+                let stalled = try Self.memory(board.pid)
+                // Reading resumes.
+                let target = load.latestSeq()
+                let reader = try TestProcess(
+                    name: "cat", executable: executablePath("cat", package: "coreutils"), arguments: [output])
+                defer { reader.signal(SIGKILL) }
+                try await reader.waitForLine(description: "sim-1 caught up at seq \(target)") { line in
+                    line.contains(#""device":"sim-1""#) && (Self.seq(inBoardLine: line) ?? 0) >= target
+                }
+                // Up to the seq its subscriber had seen when reading resumed: what filled the pipe
+                // before it blocked, then each row once per batch, never a line per envelope.
+                let lines = reader.output.split(separator: "\n").map(String.init)
+                    .filter { $0.contains(#""device":"sim-1""#) && (Self.seq(inBoardLine: $0) ?? 0) <= target }
+                #expect(lines.count < target / 10, "\(lines.count) lines of sim-1 for \(target) envelopes")
+                let final = try await load.finish(simulate)
+                try await reader.waitForLine(description: "sim-1's last seq, \(final)") { line in
+                    line.contains(#""device":"sim-1""#) && (Self.seq(inBoardLine: line) ?? 0) >= final
+                }
+                let after = try Self.memory(board.pid)
+                #expect(
+                    after.peak <= 2 * before.resident + 64 << 20,
+                    "VmRSS before \(before.resident >> 10) KiB, VmHWM \(after.peak >> 10) KiB")
+                board.signal(SIGTERM)
+                #expect(try await board.waitForExit() == 0)
+                print(
+                    "scenario 10 (blocked output): \(lines.count) lines of sim-1 for \(target) envelopes; VmRSS before"
+                        + " \(before.resident >> 10) KiB, blocked \(stalled.resident >> 10) KiB, at the end"
+                        + " \(after.resident >> 10) KiB, VmHWM \(after.peak >> 10) KiB; \(simulate.output)")
+            }
+        }
+    }
+
+    /// Scenario 10's load: a broker as deploy/mosquitto/fleet.conf (no message limit, a byte limit
+    /// per client) but with a 1 MiB limit, so that 10 s of load overflows a stalled board's queue;
+    /// an independent subscriber to one of the 20 simulated devices (250 envelopes a second at
+    /// full rate); and `myeline-agent simulate` at 5,000 envelopes a second for 40 s.
+    struct StallLoad {
+        static let brokerConfiguration = [
+            "max_queued_messages 0", "max_queued_bytes 1048576", "max_inflight_messages 1000",
+        ]
+        let broker: TestBroker
+        let socket: String
+        let observer: TestProcess
+
+        static func with(_ body: (StallLoad) async throws -> Void) async throws {
+            try await TestBroker.with(extraConfiguration: brokerConfiguration) { broker in
+                guard case .unix(let socket) = broker.address.transport else {
+                    throw TestSupportError("the fault tests use a broker on a unix socket")
+                }
+                let observer = try await AgentHarness.observer(
+                    connection: ["--unix", socket], topic: "myeline/sim-1/activities/+")
+                defer { observer.signal(SIGKILL) }
+                try await body(StallLoad(broker: broker, socket: socket, observer: observer))
+            }
+        }
+
+        /// Starts the load.
+        func start() throws -> TestProcess {
+            try TestProcess(
+                name: "myeline-agent simulate", executable: builtProductPath("myeline-agent"),
+                arguments: [
+                    "simulate", "--device", "sim", "--broker", "\(broker.address)", "--devices", "20", "--rate", "5000",
+                    "--duration", "40", "--qos", "1", "--no-track-points", "--track", SimulateIntegrationTests.track,
+                ])
+        }
+
+        /// The latest seq of sim-1 its subscriber has seen.
+        func latestSeq() -> Int {
+            observer.output.split(separator: "\n").compactMap { Message($0) }
+                .compactMap { try? $0.envelope().header.seq }.max() ?? 0
+        }
+
+        /// Waits until the load has published 10 s of envelopes at 5,000 a second after sim-1's
+        /// `seq`: 2,500 more of sim-1 (50,000 across the fleet), as its subscriber sees them.
+        func waitForTenSecondsOfLoad(after seq: Int) async throws {
+            try await FaultHostIntegrationTests.waitForMessage(observer, "10 s of load", timeout: .seconds(60)) {
+                ((try? $0.envelope().header.seq) ?? 0) >= seq + 2500
+            }
+        }
+
+        /// Waits for the load to end; returns sim-1's last seq, from its retained envelope (every
+        /// publication was acknowledged by the broker when the load ended).
+        func finish(_ simulate: TestProcess) async throws -> Int {
+            #expect(try await simulate.waitForExit() == 0, "simulate:\n\(simulate.output)")
+            let subscriber = try executablePath("mosquitto_sub", package: "mosquitto-clients")
+            let retained = try await runProgram(
+                subscriber,
+                ["--unix", socket, "-t", "myeline/sim-1/activities/+", "--retained-only", "-C", "1", "-F", "%p"])
+            let payload = Data(retained.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+            return try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: payload).header.seq
         }
     }
 
