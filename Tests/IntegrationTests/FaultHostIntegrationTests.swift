@@ -26,11 +26,12 @@ struct FaultHostIntegrationTests {
             defer { board.signal(SIGKILL) }
             // unshare execs sh, which mounts and execs the agent: the process is the agent.
             let script = #"mount -t tmpfs -o size=256k myeline-fault "$0" && exec "$@""#
-            // An envelope at every fix (at 20 times the capture's pace, a few a second).
+            // An envelope at every fix: a steady 1 Hz capture (the harness's has a 10-minute gap)
+            // at 20 times its pace.
             let agent = try AgentHarness.agent(
                 broker, state: state,
                 environment: ["MYELINE_UPDATES_MIN_DISTANCE": "0", "MYELINE_UPDATES_MIN_INTERVAL": "0"],
-                launcher: [unshare, "--mount", "sh", "-c", script, state])
+                source: Self.steadyCapture, launcher: [unshare, "--mount", "sh", "-c", script, state])
             defer { agent.signal(SIGKILL) }
             try await Self.waitForMessage(observer, "a first track point") { $0.isTrack }
             // The agent's state directory, as the agent sees it: the small tmpfs, which the host
@@ -395,6 +396,10 @@ struct FaultHostIntegrationTests {
     }
 
     // MARK: - Helpers
+
+    /// A real receiver's NMEA (gpsd's regression logs: a Quectel L76K), 150 epochs at 1 Hz without a gap.
+    static let steadyCapture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("LocationTests/Data/gpsd-logs/quectel-l76k-nmea.log").path
 
     /// Waits until `observer` has printed a message for which `predicate` is true; returns it.
     @discardableResult
