@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "Board", targets: ["Board"]),
+        .library(name: "Interop", targets: ["Interop"]),
         // For the fuzz targets in Fuzzing/, which compile the agent's configuration reader.
         .library(name: "MyelineConfiguration", targets: ["MyelineConfiguration"]),
     ],
@@ -43,6 +44,11 @@ let package = Package(
         ),
         .target(
             name: "LiveActivity",
+            swiftSettings: strict
+        ),
+        // Other tools' wire formats: OwnTracks JSON and Home Assistant MQTT discovery; pure, no I/O.
+        .target(
+            name: "Interop",
             swiftSettings: strict
         ),
         .target(
@@ -78,13 +84,14 @@ let package = Package(
         // The aggregator's board: the fleet state reducer and the frame renderer; pure, no I/O.
         .target(
             name: "Board",
-            dependencies: ["LiveActivity"],
+            dependencies: ["Interop", "LiveActivity"],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "MyelineAgent",
             dependencies: [
                 "AgentStore",
+                "Interop",
                 "LiveActivity",
                 "Location",
                 "MQTT",
@@ -101,6 +108,7 @@ let package = Package(
             name: "MyelineAggregator",
             dependencies: [
                 "Board",
+                "Interop",
                 "LiveActivity",
                 "MQTT",
                 "MyelineConfiguration",
@@ -132,6 +140,11 @@ let package = Package(
         .testTarget(
             name: "LiveActivityTests",
             dependencies: ["LiveActivity", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "InteropTests",
+            dependencies: ["Interop", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -175,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "Board", "LiveActivity", "MQTT", "MyelineAggregator", "MyelineConfiguration", "TestSupport",
+                "Board", "Interop", "LiveActivity", "MQTT", "MyelineAggregator", "MyelineConfiguration", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -185,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "MQTT", "LiveActivity", "Location", "Tracking", "TestSupport", "MQTTProbe",
+                "AgentStore", "Interop", "MQTT", "LiveActivity", "Location", "Tracking", "TestSupport", "MQTTProbe",
                 "MyelineAgent",
             ],
             swiftSettings: strict

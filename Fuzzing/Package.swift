@@ -71,6 +71,7 @@ let package = Package(
             name: "FuzzConfiguration",
             dependencies: [
                 "FuzzSupport",
+                .product(name: "Interop", package: myeline),
                 .product(name: "LiveActivity", package: myeline),
                 .product(name: "Location", package: myeline),
                 .product(name: "MQTT", package: myeline),

@@ -141,6 +141,12 @@ uninstall() {
                 systemctl disable --now "$unit" 2>/dev/null || true
             fi
         done
+        # With the agent stopped: its Home Assistant entities and retained OwnTracks location go too
+        # (docs/integrations.md). A broker out of reach does not stop the uninstall.
+        if [ -x "$bin_dir/myeline-agent" ] && [ -f "$config_dir/agent.yaml" ]; then
+            "$bin_dir/myeline-agent" remove-integrations --config "$config_dir/agent.yaml" \
+                || echo "kept the integrations' retained messages: the broker did not take their removal (docs/integrations.md)"
+        fi
     fi
     local index entry kind path sum
     # Newest first: files before the directories that hold them.

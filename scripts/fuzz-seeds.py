@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets (Fuzzing/) into OUT/<target>/, from the repository's
 real inputs: receiver captures and gpsd outputs (Tests/LocationTests/Data), GPX files, the wire
-examples of docs/topics.md and docs/intents.md, and the example agent configuration.
+examples of docs/topics.md and docs/intents.md, OwnTracks messages, and the example agent
+configuration.
 
 Captures are cut into pieces of whole lines of at most MAX bytes, so that every seed fits the
 fuzzer's -max_len and an execution stays short. Usage: scripts/fuzz-seeds.py OUT MAX"""
@@ -55,6 +56,14 @@ for document in ["docs/topics.md", "docs/intents.md"]:
             # The wire form: compact, keys sorted, as WireCodec writes it.
             compact = json.dumps(json.loads(block), sort_keys=True, separators=(",", ":"))
             write(target, stem + "-compact", compact.encode())
+
+# OwnTracks messages, which FuzzEnvelope also decodes as the board does with --owntracks: the
+# location of docs/integrations.md, a last will and a command.
+integrations = (root / "docs/integrations.md").read_text()
+owntracks = re.findall(r'^\{"_type":"location".*\}$', integrations, re.M)
+owntracks += ['{"_type":"lwt","tst":1709294400}', '{"_type":"cmd","action":"reportLocation"}']
+for index, message in enumerate(owntracks):
+    write("FuzzEnvelope", f"owntracks-{index}", message.encode())
 
 example = (root / "config/agent.example.yaml").read_text()
 write("FuzzConfiguration", "agent.example", example.encode())

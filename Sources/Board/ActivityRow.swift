@@ -74,6 +74,22 @@ public struct ActivityRow: Hashable, Sendable {
         self.receivedAt = receivedAt
     }
 
+    /// A row from its parts: an OwnTracks device's (``OwnTracksInput``).
+    init(
+        key: ActivityKey, attributes: LocationActivityAttributes, content: LocationActivityAttributes.ContentState,
+        staleDate: Date?, relevance: Double, event: EnvelopeEvent, seq: Int, timestamp: Date, receivedAt: Date
+    ) {
+        self.key = key
+        self.attributes = attributes
+        self.content = content
+        self.staleDate = staleDate
+        self.relevance = relevance
+        self.event = event
+        self.seq = seq
+        self.timestamp = timestamp
+        self.receivedAt = receivedAt
+    }
+
     /// This row's state at `now`, given whether its device is offline.
     ///
     /// An ended activity shows ENDED; otherwise an offline device shows OFFLINE, then content past its

@@ -1,4 +1,5 @@
 import Foundation
+import Interop
 import LiveActivity
 
 /// One received MQTT message, turned into what it means for the board.
@@ -11,6 +12,8 @@ public enum BoardInput: Hashable, Sendable {
     case status(StatusMessage)
     /// An empty retained message on a status topic: the device's status was removed.
     case statusCleared(DeviceID)
+    /// A valid OwnTracks location (``OwnTracksInput``): its row, and its device online again.
+    case ownTracksLocation(ActivityRow)
     /// Anything else published under the prefix: counted, never applied.
     case rejected(Rejection)
 
@@ -41,13 +44,20 @@ public struct BoardDecoder: Sendable {
     /// The topics of the fleet.
     public let topics: TopicTree
 
-    /// Creates a decoder for the fleet under `topics`' prefix.
-    public init(topics: TopicTree) {
+    /// How OwnTracks messages are shown; nil when the board does not show them.
+    public let ownTracks: OwnTracksInput?
+
+    /// Creates a decoder for the fleet under `topics`' prefix, and for OwnTracks devices if `ownTracks` is set.
+    public init(topics: TopicTree, ownTracks: OwnTracksInput? = nil) {
         self.topics = topics
+        self.ownTracks = ownTracks
     }
 
     /// What a message on `topic` with `payload` means for the board.
     public func decode(topic: String, payload: [UInt8]) -> BoardInput {
+        if let ownTracks, let ownTracksTopic = OwnTracksTopic(parsing: topic) {
+            return ownTracks.decode(ownTracksTopic, payload: payload)
+        }
         guard let route = topics.route(topic) else {
             return .rejected(.init(topic: topic, reason: "not a status or activity topic under the prefix"))
         }

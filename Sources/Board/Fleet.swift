@@ -49,25 +49,20 @@ public struct Fleet: Sendable {
     public mutating func apply(_ input: BoardInput, now: Date) -> Change {
         switch input {
         case .envelope(let envelope):
-            let key = ActivityKey(device: envelope.header.device, activity: envelope.header.activity)
-            if let old = rows[key] {
-                guard envelope.header.seq > old.seq else {
-                    outdatedCount += 1
-                    return .unchanged
-                }
-                missedCount += envelope.header.seq - old.seq - 1
-                var row = ActivityRow(envelope, receivedAt: now)
-                row.lastAlert = envelope.alert ?? old.lastAlert
-                if row.relevance != old.relevance { orderRevision += 1 }
-                rows[key] = row
-            } else {
-                rows[key] = ActivityRow(envelope, receivedAt: now)
-                activitiesByDevice[key.device, default: []].insert(key.activity)
-                orderRevision += 1
+            let row = ActivityRow(envelope, receivedAt: now)
+            let previous = rows[row.key]?.seq
+            let change = upsert(row)
+            // A gap in an activity's seq: envelopes this board never saw (OwnTracks rows have no seq of their own).
+            if change != .unchanged, let previous { missedCount += row.seq - previous - 1 }
+            return change
+        case .ownTracksLocation(var row):
+            row.receivedAt = now
+            let change = upsert(row)
+            // A location after the lwt: the device is back.
+            if change != .unchanged, isOffline(row.key.device) {
+                devices[row.key.device] = DeviceStatus(state: .online, since: row.timestamp, reason: nil)
             }
-            if envelope.header.event == .end { ended.insert(key) } else { ended.remove(key) }
-            revision += 1
-            return .updated(key)
+            return change
         case .activityCleared(let key):
             guard remove(key) else { return .unchanged }
             return .removed(key)
@@ -122,6 +117,27 @@ public struct Fleet: Sendable {
         var counts: [RowState: Int] = [:]
         for row in rows.values { counts[state(of: row, at: now), default: 0] += 1 }
         return counts
+    }
+
+    /// Adds or replaces a row, unless it is not newer (by `seq`) than the one shown.
+    private mutating func upsert(_ new: ActivityRow) -> Change {
+        let key = new.key
+        var row = new
+        if let old = rows[key] {
+            guard row.seq > old.seq else {
+                outdatedCount += 1
+                return .unchanged
+            }
+            row.lastAlert = row.lastAlert ?? old.lastAlert
+            if row.relevance != old.relevance { orderRevision += 1 }
+        } else {
+            activitiesByDevice[key.device, default: []].insert(key.activity)
+            orderRevision += 1
+        }
+        rows[key] = row
+        if row.event == .end { ended.insert(key) } else { ended.remove(key) }
+        revision += 1
+        return .updated(key)
     }
 
     @discardableResult

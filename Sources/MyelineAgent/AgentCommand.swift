@@ -16,6 +16,7 @@ struct AgentCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, StartCommand.self, StopCommand.self, PauseCommand.self,
             ResumeCommand.self, ReportCommand.self, SimulateCommand.self,
+            RemoveIntegrationsCommand.self,
         ]
     )
 }

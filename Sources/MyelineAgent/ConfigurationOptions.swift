@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 
 /// The configuration flags every agent command that reads the configuration takes.
 ///
@@ -76,6 +77,23 @@ struct ConfigurationOptions: ParsableArguments {
     ///
     /// - Returns: the configuration and the password (`nil` without one); the password is never logged.
     /// - Throws: a `ValidationError` (exit status 64) naming the key or variable at fault.
+    /// Loads the configuration and the password for a command that connects (`run`,
+    /// `remove-integrations`), and sends the logs to stderr at the configured level.
+    ///
+    /// - Throws: a `ValidationError` (exit status 64) naming the key at fault.
+    func loadForConnecting(environment: [String: String]) async throws -> (
+        loaded: LoadedConfiguration, password: String?
+    ) {
+        let (loaded, password) = try await loadWithPassword(environment: environment)
+        let level = loaded.configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return (loaded, password)
+    }
+
     func loadWithPassword(
         environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
     ) async throws -> (loaded: LoadedConfiguration, password: String?) {

@@ -20,13 +20,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let (loaded, password) = try await options.loadWithPassword(environment: environment)
-        let level = loaded.configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let (loaded, password) = try await options.loadForConnecting(environment: environment)
         try await Self.buildServiceGroup(configuration: loaded.configuration, password: password).run()
     }
 

@@ -40,6 +40,9 @@ struct AggregatorCommand: AsyncParsableCommand {
         help: ArgumentHelp("The lowest level logged to stderr (log-level): trace ... critical.", valueName: "level"))
     var logLevel: String?
 
+    @Flag(help: "Also show OwnTracks phones and trackers from owntracks/+/+ (owntracks.subscribe).")
+    var owntracks = false
+
     @Flag(help: "Wait for the retained state, print the board (or JSON with --json) and exit.")
     var once = false
 
@@ -56,6 +59,7 @@ struct AggregatorCommand: AsyncParsableCommand {
         values["topic-prefix"] = prefix
         values["board.layout"] = layout
         values["log-level"] = logLevel
+        if owntracks { values["owntracks.subscribe"] = "true" }
         return values
     }
 

@@ -18,6 +18,8 @@ struct AggregatorConfiguration: Hashable, Sendable {
             ConfigurationKey("topic-prefix", flag: "--prefix"),
             ConfigurationKey("board.layout", flag: "--layout"),
             ConfigurationKey("log-level", flag: "--log-level"),
+            ConfigurationKey("owntracks.subscribe", flag: "--owntracks"),
+            ConfigurationKey("owntracks.stale-after"),
         ],
         otherVariables: [MQTTSettings.passwordVariable], exampleSections: "mqtt: or board:",
         documentation: "docs/aggregator.md")
@@ -30,6 +32,13 @@ struct AggregatorConfiguration: Hashable, Sendable {
     var layout: BoardLayout = .compact
     /// The lowest level logged (`log-level`); `notice` by default.
     var logLevel: Logger.Level = .notice
+    /// Whether the board also shows OwnTracks devices from `owntracks/+/+` (`owntracks.subscribe`); `false` by default.
+    var ownTracks = false
+    /// How long after its last fix (`tst`) an OwnTracks row turns stale (`owntracks.stale-after`), seconds; 3600 by default.
+    var ownTracksStaleAfter: Double = 3600
+
+    /// How the board decodes OwnTracks messages; nil when it does not subscribe to them.
+    var ownTracksInput: OwnTracksInput? { ownTracks ? OwnTracksInput(staleAfter: ownTracksStaleAfter) : nil }
 
     /// The defaults.
     init() {}
@@ -42,6 +51,8 @@ struct AggregatorConfiguration: Hashable, Sendable {
     /// | `topic-prefix` | topic levels | `myeline` |
     /// | `board.layout` | `compact`, `expanded` or `minimal` | `compact` |
     /// | `log-level` | `trace` ... `critical` | `notice` |
+    /// | `owntracks.subscribe` | boolean | `false` |
+    /// | `owntracks.stale-after` | seconds, 1...604800 | `3600` |
     ///
     /// - Throws: ``ConfigurationError`` naming the first key at fault.
     init(layers: LayeredConfiguration, environment: [String: String]) throws(ConfigurationError) {
@@ -55,6 +66,10 @@ struct AggregatorConfiguration: Hashable, Sendable {
         }
         if let level = try values.choice("log-level", Logger.Level.allCases.map { ($0.rawValue, $0) }) {
             logLevel = level
+        }
+        if let subscribe = try values.boolean("owntracks.subscribe") { ownTracks = subscribe }
+        if let staleAfter = try values.number("owntracks.stale-after", in: 1...604_800, unit: "seconds") {
+            ownTracksStaleAfter = staleAfter
         }
     }
 

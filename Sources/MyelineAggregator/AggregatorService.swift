@@ -1,5 +1,6 @@
 import Board
 import Foundation
+import Interop
 import LiveActivity
 import Logging
 import MQTT
@@ -24,7 +25,7 @@ struct AggregatorService: Service {
         let topics = TopicTree(prefix: configuration.topicPrefix)
         let syncTopic = "myeline-aggregator/sync/\(UUID().uuidString.lowercased())"
         let session = BoardSession(
-            topics: topics, syncTopic: syncTopic, clock: clock, logger: logger,
+            topics: topics, ownTracks: configuration.ownTracksInput, syncTopic: syncTopic, clock: clock, logger: logger,
             recordsChanges: presentation == .followJSON)
         var mqtt = configuration.mqtt.clientConfiguration(password: password)
         // The bootstrap of a large fleet arrives at once; keep all of it rather than drop the oldest.
@@ -111,8 +112,9 @@ struct AggregatorService: Service {
         // The sync topic first: the filters are acknowledged one after the other, and a SUBACK after
         // the fleet's would wait behind the whole retained bootstrap, or never come when mosquitto
         // drops part of it (issue 2196), which left the quiet-period fallback unreached.
+        let ownTracks = configuration.ownTracks ? [OwnTracksTopic.allDevices] : []
         let fleet = try await client.subscribe(
-            to: [session.syncTopic, topics.allStatus, topics.allActivities], transform: session.receive)
+            to: [session.syncTopic, topics.allStatus, topics.allActivities] + ownTracks, transform: session.receive)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await received in fleet { session.apply(received) }

@@ -61,8 +61,11 @@ final class BoardSession: Sendable {
     let changesRecorded: AsyncStream<Void>
     private let doorbell: AsyncStream<Void>.Continuation
 
-    init(topics: TopicTree, syncTopic: String, clock: any WallClock, logger: Logger, recordsChanges: Bool = false) {
-        self.decoder = BoardDecoder(topics: topics)
+    init(
+        topics: TopicTree, ownTracks: OwnTracksInput? = nil, syncTopic: String, clock: any WallClock, logger: Logger,
+        recordsChanges: Bool = false
+    ) {
+        self.decoder = BoardDecoder(topics: topics, ownTracks: ownTracks)
         self.syncTopic = syncTopic
         self.clock = clock
         self.logger = logger

@@ -20,7 +20,7 @@ struct CommandTests {
                 the topics and payloads and docs/aggregator.md for the board, its keys and its
                 configuration.
 
-                USAGE: myeline-aggregator [--config <file>] [--broker <url>] [--prefix <prefix>] [--layout <layout>] [--log-level <level>] [--once] [--json] [--follow]
+                USAGE: myeline-aggregator [--config <file>] [--broker <url>] [--prefix <prefix>] [--layout <layout>] [--log-level <level>] [--owntracks] [--once] [--json] [--follow]
 
                 OPTIONS:
                   --config <file>         The YAML configuration file (default:
@@ -31,6 +31,8 @@ struct CommandTests {
                   --layout <layout>       compact, expanded or minimal (board.layout).
                   --log-level <level>     The lowest level logged to stderr (log-level): trace
                                           ... critical.
+                  --owntracks             Also show OwnTracks phones and trackers from
+                                          owntracks/+/+ (owntracks.subscribe).
                   --once                  Wait for the retained state, print the board (or JSON
                                           with --json) and exit.
                   --json                  Print one JSON object per activity instead of a table

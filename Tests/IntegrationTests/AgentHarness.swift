@@ -49,20 +49,22 @@ enum AgentHarness {
 
     /// `mosquitto_sub` on every topic under `myeline`, subscribed when this returns; `extra`
     /// arguments such as `-c -i ID` for a persistent session.
-    static func observer(_ broker: TestBroker, _ extra: [String] = []) async throws -> TestProcess {
+    static func observer(_ broker: TestBroker, _ extra: [String] = [], topics: [String] = ["myeline/#"]) async throws
+        -> TestProcess
+    {
         guard case .unix(let socket) = broker.address.transport else {
             throw TestSupportError("the agent tests use a broker on a unix socket")
         }
-        return try await observer(connection: ["--unix", socket], extra)
+        return try await observer(connection: ["--unix", socket], extra, topics: topics)
     }
 
-    /// `mosquitto_sub` on every topic under `myeline` (or on `topic`) of the broker that the
+    /// `mosquitto_sub` on every topic under `myeline` (or on `topics`) of the broker that the
     /// `mosquitto_sub` arguments in `connection` reach (such as `-h localhost -p PORT --cafile CA -u USER -P PW`).
-    static func observer(connection: [String], _ extra: [String] = [], topic: String = "myeline/#") async throws
-        -> TestProcess
+    static func observer(connection: [String], _ extra: [String] = [], topics: [String] = ["myeline/#"])
+        async throws -> TestProcess
     {
         let observer = try ContractIntegrationTests.mosquittoSub(
-            connection + ["-t", topic, "-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
+            connection + topics.flatMap { ["-t", $0] } + ["-q", "2", "-d", "-F", "MSG|%r|%t|%l|%p"] + extra)
         do {
             try await observer.waitForLine(containing: "SUBACK")
         } catch {
@@ -95,6 +97,13 @@ enum AgentHarness {
 
     /// The retained messages under `myeline/van-7/activities/+` now, by topic.
     static func retainedActivities(_ broker: TestBroker) async throws -> [String: String] {
+        try await retained(broker, filter: "myeline/van-7/activities/+").mapValues {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// The retained messages matching `filter` now, by topic.
+    static func retained(_ broker: TestBroker, filter: String) async throws -> [String: [UInt8]] {
         try await MQTTClient.withClient(
             configuration: MQTTConfiguration(
                 broker: broker.address, clientID: "retained-\(UUID().uuidString.prefix(8))"),
@@ -103,12 +112,12 @@ enum AgentHarness {
             try await client.waitUntilConnected()
             // Retained messages come first, then this live one, outside the observed topics.
             let marker = "harness/marker/\(UUID().uuidString.prefix(8).lowercased())"
-            let subscription = try await client.subscribe(to: ["myeline/van-7/activities/+", marker])
+            let subscription = try await client.subscribe(to: [filter, marker])
             try await client.publish(marker, payload: Array("marker".utf8), qos: .atLeastOnce)
-            var retained: [String: String] = [:]
+            var retained: [String: [UInt8]] = [:]
             for await message in subscription {
                 if message.topic == marker { break }
-                if message.retain { retained[message.topic] = String(decoding: message.payload, as: UTF8.self) }
+                if message.retain { retained[message.topic] = message.payload }
             }
             return retained
         }

@@ -77,9 +77,6 @@ struct FaultHostIntegrationTests {
             let failures = agent.output.components(separatedBy: "Cannot save to the state directory").count - 1
             let recoveries = agent.output.components(separatedBy: "Saving to the state directory works again").count - 1
             #expect(failures >= 1 && failures <= recoveries + 1, "\(failures) failures, \(recoveries) recoveries")
-            // No busy loop: the write calls for ten envelopes with a full disk against ten before
-            // it (a count, not a time; each failed batch costs one write, a saved one several).
-            #expect(fullWrites <= 2 * baselineWrites + 20, "write calls: \(fullWrites) full, \(baselineWrites) before")
 
             // Space returns: saving works again, the status says so, and track points flow again.
             try FileManager.default.removeItem(atPath: agentState + "/filler")
@@ -98,7 +95,11 @@ struct FaultHostIntegrationTests {
             #expect(try await agent.waitForExit() == 0)
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
-            try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
+            let messages = AgentHarness.messages(observer)
+            // Points delivered while the outbox could not record their delivery are not sent again.
+            let points = try AgentHarness.trackPoints(messages).map(\.seq)
+            #expect(Set(points).count == points.count, "\(points.count - Set(points).count) track points sent twice")
+            try await AgentHarness.validateAgainstSchemas(messages)
             print(
                 "scenario 11: filler \(filled) bytes; outbox \(outboxAtFull) -> \(outboxWhileFull) bytes while full;"
                     + " per 10 envelopes: write calls \(baselineWrites) before, \(fullWrites) full; CPU ticks"
@@ -355,7 +356,7 @@ struct FaultHostIntegrationTests {
                     throw TestSupportError("the fault tests use a broker on a unix socket")
                 }
                 let observer = try await AgentHarness.observer(
-                    connection: ["--unix", socket], topic: "myeline/sim-1/activities/+")
+                    connection: ["--unix", socket], topics: ["myeline/sim-1/activities/+"])
                 defer { observer.signal(SIGKILL) }
                 try await body(StallLoad(broker: broker, socket: socket, observer: observer))
             }

@@ -9,23 +9,13 @@ import Testing
 /// so their absence fails the test.
 @Suite("JSON Schemas", .timeLimit(.minutes(1)))
 struct SchemaValidationTests {
-    /// One entry of the script's manifest.
-    struct Case: Encodable {
-        let name: String
-        let schema: String
-        let instance: String
-        let valid: Bool
-    }
-
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = repositoryDirectory
 
     @Test("the schemas accept the encoder's payloads and the documented examples, and reject broken ones")
     func schemas() async throws {
-        var cases: [(Case, Data)] = []
+        var cases: [JSONSchemaCase] = []
         func add(_ name: String, _ kind: PayloadKind, _ data: Data, valid: Bool) {
-            let instance = "case-\(cases.count + 1).json"
-            cases.append((Case(name: name, schema: kind.schemaFile, instance: instance, valid: valid), data))
+            cases.append(JSONSchemaCase(name: name, schema: kind.schemaFile, data: data, valid: valid))
         }
         for sample in try await WireSample.all() {
             add(
@@ -43,17 +33,8 @@ struct SchemaValidationTests {
             add("invalid: \(payload.name)", payload.kind, try #require(payload.data), valid: false)
         }
 
-        let python = try executablePath("python3", package: "python3 python3-jsonschema")
-        let script = Self.repository.appendingPathComponent("scripts/validate-json.py").path
-        let output = try await withTemporaryDirectory { directory in
-            let folder = URL(fileURLWithPath: directory)
-            for (entry, data) in cases { try data.write(to: folder.appendingPathComponent(entry.instance)) }
-            let manifest = folder.appendingPathComponent("cases.json")
-            try JSONEncoder().encode(["cases": cases.map(\.0)]).write(to: manifest)
-            return try await runProgram(python, [script, manifest.path])
-        }
-
-        let lines = output.split(separator: "\n")
+        let lines = try await validateJSON(cases)
+        let output = lines.joined(separator: "\n")
         #expect(lines.count == cases.count, "one result line per case:\n\(output)")
         for line in lines where !line.hasPrefix("PASS\t") { Issue.record("unexpected result: \(line)") }
     }

@@ -438,8 +438,13 @@ extension HostileInput {
                 gpx(
                     body: "<time>2024-03-15T09:27:51Z</time><name>&x;</name>",
                     before: #"<!DOCTYPE gpx [<!ENTITY x SYSTEM "file:///etc/passwd">]>"#), gpxFix),
-            // Found by fuzzing: Foundation's XMLParser crashed on a processing instruction without data.
+            // Found by fuzzing: Foundation's XMLParser crashed on a processing instruction without data,
+            // also after a declaration left open (libxml2 reads the document anyway).
             HostileInput(.gpx, "a processing instruction without data", gpx(before: "<?x?>"), gpxFix),
+            HostileInput(
+                .gpx, "an XML declaration left open, then an instruction without data",
+                gpx(body: "<?x?><time>2024-03-15T09:27:51Z</time>").replacingOccurrences(
+                    of: #"encoding="UTF-8"?>"#, with: #"encoding="UTF-8""#), gpxFix),
             HostileInput(.gpx, "a stylesheet instruction", gpx(before: #"<?xml-stylesheet href="a.xsl"?>"#), gpxFix),
             // Leap seconds, rollovers and the far future (the live gate corrects rollovers).
             HostileInput(

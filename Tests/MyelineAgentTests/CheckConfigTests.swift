@@ -75,6 +75,12 @@ struct CheckConfigTests {
             alerts.overspeed.threshold    33.3 m/s                     FILE
             alerts.overspeed.duration     5 s                          default
             log-level                     info                         default
+            owntracks.enabled             false                        default
+            owntracks.user                myeline                      default
+            owntracks.device              van-7                        device.id
+            owntracks.tid                 -7                           owntracks.device
+            homeassistant.enabled         false                        default
+            homeassistant.prefix          homeassistant                default
 
             """
         // The file's path is a fresh temporary one; it is the last column, so it does not change the layout.

@@ -67,6 +67,8 @@ struct CommandLineTests {
                                           activity again, and print them.
                   simulate                Publish the envelopes and track points of a simulated
                                           fleet driving real tracks (a load generator).
+                  remove-integrations     Remove this device's Home Assistant entities and
+                                          retained OwnTracks location.
 
                   See 'myeline-agent help <subcommand>' for detailed help.
                 """)

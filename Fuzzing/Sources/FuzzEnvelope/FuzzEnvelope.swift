@@ -4,13 +4,15 @@ import FuzzSupport
 import LiveActivity
 
 private let topics = TopicTree()
-private let board = BoardDecoder(topics: topics)
+private let board = BoardDecoder(topics: topics, ownTracks: OwnTracksInput(staleAfter: 3600))
 private let activityTopic = "myeline/van-7/activities/trip-0"
 private let statusTopic = "myeline/van-7/status"
+private let ownTracksTopic = "owntracks/jane/phone"
 private let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-/// libFuzzer entry point: one payload as an activity envelope and as a status, through the wire
-/// codec and the board (decoder, fleet, renderer, JSON lines), as the aggregator receives it.
+/// libFuzzer entry point: one payload as an activity envelope, as a status and as an OwnTracks
+/// message (`--owntracks`), through the wire codec and the board (decoder, fleet, renderer, JSON
+/// lines), as the aggregator receives it.
 ///
 /// Besides not crashing or hanging: an envelope or status that decodes can be encoded again, a
 /// refusal names its problem, and whatever the board accepts it can show.
@@ -24,7 +26,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         FuzzSupport.checkRefusal(error)
     }
     var fleet = Fleet()
-    for topic in [activityTopic, statusTopic] {
+    for topic in [activityTopic, statusTopic, ownTracksTopic] {
         let input = board.decode(topic: topic, payload: bytes)
         if case .rejected(let rejection) = input { precondition(!rejection.reason.isEmpty) }
         fleet.apply(input, now: now)

@@ -94,16 +94,20 @@ extension GPXDecoder {
                 index += 1
                 continue
             }
+            let isDeclaration =
+                bytes[..<index].allSatisfy { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+                && bytes[(index + 2)...].starts(with: Array("xml ".utf8))
+            // The declaration is kept, and the search goes on inside it: one left open must not hide
+            // the instructions after it (found by fuzzing).
+            guard !isDeclaration else {
+                index += 2
+                continue
+            }
             var end = index + 2
             while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">")) {
                 end += 1
             }
-            let isDeclaration =
-                bytes[..<index].allSatisfy { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-                && bytes[(index + 2)...].starts(with: Array("xml ".utf8))
-            if !isDeclaration {
-                for position in index..<min(end + 2, bytes.count) { bytes[position] = 0x20 }
-            }
+            for position in index..<min(end + 2, bytes.count) { bytes[position] = 0x20 }
             index = end + 2
         }
         return Data(bytes)

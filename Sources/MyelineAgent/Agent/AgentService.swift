@@ -96,6 +96,9 @@ struct AgentService: Service, CustomStringConvertible {
             }
             let inputs = InputQueue()
             let listeners = try await listen(client: client, topics: topics, inputs: inputs)
+            let integrations = IntegrationLink.make(
+                configuration: configuration, password: password, logger: logger, clock: clock)
+            let integrationsTask = integrations.map { link in Task { await link.runLogged() } }
             var controller = AgentController(
                 configuration: configuration, topics: topics, client: client, outbox: outbox, blocking: blocking,
                 drainer: drainer, center: center, inputs: inputs, health: health, clock: clock, logger: logger,
@@ -120,7 +123,7 @@ struct AgentService: Service, CustomStringConvertible {
             defer { trim.cancel() }
             let deadline = Deadline(controller.nextDeadline)
             let feeders = [
-                feed(source, into: inputs), tick(inputs, deadline: deadline),
+                feed(source, into: inputs, integrations: integrations), tick(inputs, deadline: deadline),
                 Task {
                     try? await gracefulShutdown()
                     inputs.finish()
@@ -135,6 +138,7 @@ struct AgentService: Service, CustomStringConvertible {
             await controller.shutDown(timeout: Self.drainTimeout)
 
             drainer.finish()
+            integrations?.finish()
             if await !withTimeout(Self.drainTimeout, { await drainTask.value }) {
                 let pending = await drainer.pendingCount()
                 logger.warning("Shutting down with undelivered track points", metadata: ["outbox.count": "\(pending)"])
@@ -145,6 +149,10 @@ struct AgentService: Service, CustomStringConvertible {
                 client.isConnected ? await withTimeout(Self.drainTimeout) { await presence.publishOffline() } : false
             if !offline {
                 logger.warning("Shutting down without publishing offline: the broker is unreachable")
+            }
+            // It was told to finish with the drainer: by now it has had the drain's time.
+            if let integrationsTask, await !withTimeout(.seconds(2), { await integrationsTask.value }) {
+                integrationsTask.cancel()
             }
         }
         try? await blocking.run { outbox.close() }
@@ -183,12 +191,17 @@ struct AgentService: Service, CustomStringConvertible {
         ]
     }
 
-    /// Sends the source's updates as inputs, then ``AgentInput/sourceEnded``.
-    private func feed(_ source: any LocationSource, into inputs: InputQueue) -> Task<Void, Never> {
+    /// Sends the source's updates as inputs (and to the integrations), then ``AgentInput/sourceEnded``.
+    private func feed(_ source: any LocationSource, into inputs: InputQueue, integrations: IntegrationLink?)
+        -> Task<Void, Never>
+    {
         let logger = logger
         return Task {
             do {
-                for try await update in source.updates { await inputs.send(.location(update)) }
+                for try await update in source.updates {
+                    integrations?.send(update)
+                    await inputs.send(.location(update))
+                }
                 logger.info("The location source ended")
             } catch is CancellationError {
                 return

@@ -53,6 +53,7 @@ extension AgentConfiguration {
     /// | `alerts.overspeed.threshold` | m/s, > 0 | none (no overspeed alert) |
     /// | `alerts.overspeed.duration` | seconds, ≥ 0 | `5` |
     /// | `log-level` | `trace`, `debug`, `info`, `notice`, `warning`, `error`, `critical` | `info` |
+    /// | `owntracks.*`, `homeassistant.*` | see ``readIntegrations(_:)`` | off |
     ///
     /// The password is never a key: it is read from `mqtt.password-file`, or else from the
     /// environment variable `MYELINE_MQTT_PASSWORD`, and only when a connection needs it.
@@ -176,6 +177,7 @@ extension AgentConfiguration {
         }
         let levels = Logger.Level.allCases.map { ($0.rawValue, $0) }
         if let level = try values.choice("log-level", levels) { logLevel = level }
+        try readIntegrations(values)
     }
 
     static func pacing(_ text: String) throws(ConfigurationError) -> ReplayPacing {

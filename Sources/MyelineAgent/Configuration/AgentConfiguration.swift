@@ -31,11 +31,16 @@ struct AgentConfiguration: Hashable, Sendable {
     var alerts: Alerts = Alerts()
     /// The lowest level logged (`log-level`); `info` by default.
     var logLevel: Logger.Level = .info
+    /// The OwnTracks output (`owntracks.*`, docs/integrations.md); off by default.
+    var ownTracks = OwnTracks(device: "")
+    /// Home Assistant MQTT discovery (`homeassistant.*`, docs/integrations.md); off by default.
+    var homeAssistant = HomeAssistant()
 
     /// Creates a configuration with every default for this device.
     init(deviceID: DeviceID) {
         device = Device(id: deviceID)
         mqtt = MQTTSettings(clientID: "myeline-\(deviceID.rawValue)")
+        ownTracks = OwnTracks(device: deviceID.rawValue)
     }
 
     /// This tracker.

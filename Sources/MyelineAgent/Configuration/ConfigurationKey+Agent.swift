@@ -32,7 +32,7 @@ extension ConfigurationKey {
             ConfigurationKey("alerts.overspeed.threshold"),
             ConfigurationKey("alerts.overspeed.duration"),
             ConfigurationKey("log-level", flag: "--log-level"),
-        ]
+        ] + AgentConfiguration.integrationKeys
 
     /// The agent's keys by name.
     static let byName: [String: ConfigurationKey] = agentSchema.byName

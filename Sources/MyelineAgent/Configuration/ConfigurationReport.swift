@@ -51,6 +51,7 @@ struct ConfigurationReport {
             row("alerts.overspeed.duration", "\(format(c.alerts.overspeedDuration)) s"),
             row("log-level", c.logLevel.rawValue),
         ]
+        rows += c.integrationRows { key, value, derived in row(key, value, derived: derived) }
         self.rows = rows
     }
 

@@ -1,0 +1,1 @@
+../../../Sources/MyelineAgent/Configuration/AgentConfiguration+Integrations.swift

@@ -1,0 +1,246 @@
+import Foundation
+import Interop
+import LiveActivity
+import Location
+import Logging
+import MQTT
+import Synchronization
+
+/// The agent's connection for other tools (docs/integrations.md): OwnTracks locations on
+/// `owntracks/USER/DEVICE`, answers to OwnTracks `reportLocation` commands, and Home Assistant's
+/// MQTT discovery.
+///
+/// A connection of its own (client id `CLIENT-ID-integrations`), because MQTT gives a connection
+/// one will and the agent's is its Myeline status: this one's will is the OwnTracks `lwt`. The
+/// `lwt` is not retained: retained, it would replace the retained last location that OwnTracks
+/// Recorder, Home Assistant and the apps show. Locations are latest-wins: while the broker is
+/// unreachable only the newest fix waits (a track is the Myeline track topic's job).
+///
+/// Feed it with ``send(_:)``; ``finish()`` makes ``run()`` publish the `lwt` (a clean stop sends
+/// no will) and return.
+final class IntegrationLink: Sendable {
+    /// Every payload is JSON.
+    static let json = MQTTPublishProperties(contentType: "application/json")
+
+    let configuration: AgentConfiguration
+    let password: String?
+    let logger: Logger
+    let clock: any WallClock
+    private let fixes: AsyncStream<LocationFix>
+    private let continuation: AsyncStream<LocationFix>.Continuation
+    private let lastFix = Mutex<LocationFix?>(nil)
+
+    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock) {
+        self.configuration = configuration
+        self.password = password
+        self.logger = logger
+        self.clock = clock
+        (fixes, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The link of `configuration`, or nil when it has nothing to do: both options off and no
+    /// discovery config of an earlier run to remove.
+    static func make(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock)
+        -> IntegrationLink?
+    {
+        let published = DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+        guard configuration.ownTracks.enabled || configuration.homeAssistant.enabled || !published.isEmpty else {
+            return nil
+        }
+        return IntegrationLink(configuration: configuration, password: password, logger: logger, clock: clock)
+    }
+
+    /// Takes a location update from the source: its fix, if any, is published.
+    func send(_ update: LocationUpdate) {
+        if let fix = update.fix { continuation.yield(fix) }
+    }
+
+    /// Ends ``run()`` after the fix being published.
+    func finish() { continuation.finish() }
+
+    private var discovery: HomeAssistantDiscovery {
+        HomeAssistantDiscovery(
+            prefix: configuration.homeAssistant.prefix, deviceID: configuration.device.id.rawValue,
+            name: configuration.device.name,
+            statusTopic: TopicTree(prefix: configuration.topicPrefix).status(device: configuration.device.id),
+            softwareVersion: Myeline.version)
+    }
+
+    /// Connects, removes stale discovery configs, publishes the current ones after every
+    /// connection, and publishes each fix, until ``finish()`` or cancellation.
+    func run() async throws {
+        let ownTracks = configuration.ownTracks
+        let homeAssistant = configuration.homeAssistant.enabled
+        let startedAt = Int(clock.now.timeIntervalSince1970)
+        var mqtt = clientConfiguration
+        if ownTracks.enabled {
+            mqtt.will = MQTTWill(
+                topic: ownTracks.topic.location, payload: OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
+                qos: .atLeastOnce, retain: false, properties: Self.json)
+        }
+        let discovery = discovery
+        try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
+            let connections = Task { await self.announce(client, discovery: homeAssistant ? discovery : nil) }
+            defer { connections.cancel() }
+            await removeStaleDiscovery(client, current: homeAssistant ? discovery.retainedTopics : [])
+            let commands = ownTracks.enabled ? try await listen(client) : nil
+            defer { commands?.cancel() }
+            for await fix in fixes {
+                lastFix.withLock { $0 = fix }
+                if ownTracks.enabled { await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.timer) }
+                if homeAssistant {
+                    await publish(
+                        client, discovery.attributesTopic, HomeAssistantDiscovery.attributes(fix), retain: true)
+                }
+            }
+            if ownTracks.enabled, client.isConnected {
+                await publish(
+                    client, ownTracks.topic.location, OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
+                    retain: false)
+            }
+        }
+    }
+
+    /// The link's connection: the agent's, with its own client id.
+    private var clientConfiguration: MQTTConfiguration {
+        var mqtt = configuration.mqtt.clientConfiguration(password: password)
+        mqtt.clientID += "-integrations"
+        return mqtt
+    }
+
+    /// What `myeline-agent remove-integrations` clears (empty retained): the discovery topics
+    /// recorded or configured, and the retained OwnTracks location when `owntracks.enabled`.
+    var retainedTopics: [String] {
+        var topics = DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+        if configuration.homeAssistant.enabled {
+            topics += discovery.retainedTopics.filter { !topics.contains($0) }
+        }
+        if configuration.ownTracks.enabled { topics.append(configuration.ownTracks.topic.location) }
+        return topics
+    }
+
+    /// Clears ``retainedTopics`` and forgets the discovery record, for an uninstall.
+    /// - Returns: the topics cleared.
+    /// - Throws: `MQTTError` when the broker refuses a clear or cannot be reached (the caller bounds the wait).
+    func removeRetained() async throws -> [String] {
+        let topics = retainedTopics
+        try await MQTTClient.withClient(configuration: clientConfiguration, logger: logger) { client in
+            for topic in topics { try await client.publish(topic, payload: [], qos: .atLeastOnce, retain: true) }
+        }
+        try DiscoveryRecord(stateDirectory: configuration.stateDirectory).save([])
+        return topics
+    }
+
+    /// Runs the link; a failure (an invalid client configuration) is logged, the agent goes on.
+    func runLogged() async {
+        do {
+            try await run()
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.error("The integrations connection failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Publishes the discovery configs after each connection (Home Assistant may have restarted
+    /// and a broker without persistence lost them), and logs the link's connections.
+    private func announce(_ client: MQTTClient, discovery: HomeAssistantDiscovery?) async {
+        for await event in client.connectionEvents {
+            guard case .connected = event else { continue }
+            logger.info("Connected to the broker for the integrations")
+            guard let discovery else { continue }
+            for config in discovery.configs { await publish(client, config.topic, config.payload, retain: true) }
+        }
+    }
+
+    /// Clears (empty retained) the discovery topics published by an earlier run that this run does
+    /// not publish (the option is off, or the prefix changed), then records the current ones and
+    /// those it could not clear.
+    private func removeStaleDiscovery(_ client: MQTTClient, current: [String]) async {
+        let record = DiscoveryRecord(stateDirectory: configuration.stateDirectory)
+        var left: [String] = []
+        for topic in record.topics(logger: logger) where !current.contains(topic) {
+            if await !publish(client, topic, [], retain: true) { left.append(topic) }
+        }
+        do {
+            try record.save(current + left)
+        } catch {
+            logger.warning(
+                "Cannot record the Home Assistant discovery topics; turning the option off will not remove them",
+                metadata: ["error": "\(error)", "state.directory": "\(configuration.stateDirectory)"])
+        }
+    }
+
+    /// Answers `reportLocation` commands on `owntracks/USER/DEVICE/cmd` with the latest fix.
+    private func listen(_ client: MQTTClient) async throws -> Task<Void, Never> {
+        let topic = configuration.ownTracks.topic.command
+        let commands = try await client.subscribe(to: [topic])
+        return Task {
+            for await message in commands {
+                let action: String
+                do throws(OwnTracksCodec.DecodingError) {
+                    guard case .command(let name) = try OwnTracksCodec.decode(message.payload).message else {
+                        logger.warning(
+                            "Ignoring an OwnTracks message that is not a cmd", metadata: ["mqtt.topic": "\(topic)"])
+                        continue
+                    }
+                    action = name
+                } catch {
+                    logger.warning(
+                        "Ignoring a malformed OwnTracks command",
+                        metadata: ["mqtt.topic": "\(topic)", "myeline.reason": "\(error.reason)"])
+                    continue
+                }
+                guard action == OwnTracksMessage.reportLocationAction else {
+                    logger.info(
+                        "Ignoring an OwnTracks command the agent does not support",
+                        metadata: ["owntracks.action": "\(action)"])
+                    continue
+                }
+                guard let fix = lastFix.withLock({ $0 }) else {
+                    logger.info("Cannot answer reportLocation: no fix yet")
+                    continue
+                }
+                logger.info("Answering an OwnTracks reportLocation command")
+                await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.reportLocation)
+            }
+        }
+    }
+
+    private func publishLocation(_ client: MQTTClient, _ fix: LocationFix, trigger: String) async {
+        let ownTracks = configuration.ownTracks
+        let location = OwnTracksLocation(
+            time: fix.time, latitude: fix.latitude, longitude: fix.longitude, altitude: fix.altitude, speed: fix.speed,
+            course: fix.course, horizontalAccuracy: fix.horizontalAccuracy, trackerID: ownTracks.trackerID,
+            trigger: trigger)
+        // Retained, as the apps publish by default: a map opened later shows the last position.
+        await publish(client, ownTracks.topic.location, OwnTracksCodec.encode(.location(location)), retain: true)
+    }
+
+    /// Publishes at QoS 1 and logs a failure. - Returns: whether the broker took the message.
+    @discardableResult
+    private func publish(_ client: MQTTClient, _ topic: String, _ payload: [UInt8], retain: Bool) async -> Bool {
+        do {
+            try await client.publish(topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: Self.json)
+            return true
+        } catch is CancellationError {
+            return false
+        } catch {
+            logger.warning(
+                "Cannot publish to an integration topic", metadata: ["mqtt.topic": "\(topic)", "error": "\(error)"])
+            return false
+        }
+    }
+}
+
+extension HomeAssistantDiscovery {
+    /// The attributes of a fix; values out of their ranges (a negative speed) are unknown.
+    static func attributes(_ fix: LocationFix) -> [UInt8] {
+        attributes(
+            latitude: fix.latitude, longitude: fix.longitude,
+            accuracy: fix.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil }, altitude: fix.altitude,
+            speed: fix.speed.flatMap { $0 >= 0 ? $0 : nil },
+            course: fix.course.flatMap { (0...360).contains($0) ? $0 : nil },
+            satellites: fix.satellitesUsed.flatMap { $0 >= 0 ? $0 : nil })
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import LiveActivity
+import Logging
+
+/// `myeline-agent remove-integrations`: clears what the integrations left on the broker, for an
+/// uninstall (deploy/install.sh --uninstall runs it).
+struct RemoveIntegrationsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove-integrations",
+        abstract: "Remove this device's Home Assistant entities and retained OwnTracks location.",
+        discussion: """
+            Publishes an empty retained message on every Home Assistant discovery topic the agent \
+            published (recorded in the state directory) or would publish (homeassistant.enabled), and on \
+            the OwnTracks location topic when owntracks.enabled, then forgets the record. Run it with the \
+            agent stopped. See docs/integrations.md.
+            """
+    )
+
+    @OptionGroup var options: ConfigurationOptions
+
+    @Option(help: ArgumentHelp("How long to wait for the broker, seconds.", valueName: "seconds"))
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard timeout.isFinite, timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout \(timeout) is not a number of seconds from 0 to 3600: use such as 10")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let (loaded, password) = try await options.loadForConnecting(environment: environment)
+        let link = IntegrationLink(
+            configuration: loaded.configuration, password: password, logger: Logger(label: "myeline.agent"),
+            clock: SystemWallClock())
+        let topics = try await withThrowingTaskGroup(of: [String]?.self) { group in
+            group.addTask { try await link.removeRetained() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        guard let topics else {
+            throw ValidationError("the broker \(loaded.configuration.mqtt.broker) did not answer within \(timeout) s")
+        }
+        print(topics.isEmpty ? "nothing to remove" : "removed \(topics.joined(separator: " "))")
+    }
+}

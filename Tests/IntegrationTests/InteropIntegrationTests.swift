@@ -1,0 +1,177 @@
+import Foundation
+import Interop
+import Logging
+import MQTT
+import TestSupport
+import Testing
+
+/// The integrations with real processes (docs/integrations.md): `myeline-agent` with the OwnTracks
+/// and Home Assistant options against a private mosquitto, watched by an independent
+/// `mosquitto_sub`; and `myeline-aggregator --owntracks` showing a phone.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct InteropIntegrationTests {
+    /// `mosquitto_sub` on the OwnTracks and Home Assistant topics, subscribed when this returns.
+    static func observer(_ broker: TestBroker) async throws -> TestProcess {
+        try await AgentHarness.observer(broker, topics: ["owntracks/#", "homeassistant/#"])
+    }
+
+    static let location = "owntracks/fleet/van-7"
+    static let discoveryTopics = [
+        "homeassistant/device_tracker/van-7/tracker/config", "homeassistant/sensor/van-7/speed/config",
+        "homeassistant/sensor/van-7/satellites/config", "homeassistant/device_tracker/van-7/tracker/attributes",
+    ]
+
+    /// The OwnTracks messages `observer` printed on `topic`, decoded (each must decode).
+    static func ownTracks(_ observer: TestProcess, on topic: String = location) throws -> [OwnTracksMessage] {
+        try AgentHarness.messages(observer).filter { $0.topic == topic }.map {
+            try OwnTracksCodec.decode(Array($0.payload.utf8)).message
+        }
+    }
+
+    /// One agent with both options: locations, discovery and an answered `reportLocation`; the will
+    /// (`lwt`, not retained) at a crash; then a restart with Home Assistant off removes exactly the
+    /// discovery topics (empty retained), and a clean stop publishes the `lwt` itself.
+    @Test func agentPublishesOwnTracksAndHomeAssistantAndCleansUp() async throws {
+        try await TestBroker.with { broker in
+            let observer = try await Self.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let options = [
+                    "MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_OWNTRACKS_USER": "fleet",
+                    "MYELINE_OWNTRACKS_TID": "V7",
+                    "MYELINE_HOMEASSISTANT_ENABLED": "true",
+                ]
+                let agent = try AgentHarness.agent(broker, state: state, environment: options)
+                defer { agent.signal(SIGKILL) }
+                // mosquitto_sub speaks MQTT 3.1.1: live messages come with the retain flag cleared.
+                for topic in Self.discoveryTopics {
+                    try await observer.waitForLine(containing: "|\(topic)|")
+                }
+                try await observer.waitForLine(containing: "|\(Self.location)|")
+                // The config the broker keeps is the golden one (Interop's unit tests pin the text).
+                let tracker = try #require(
+                    AgentHarness.messages(observer).first { $0.topic == Self.discoveryTopics[0] })
+                #expect(
+                    tracker.payload.contains(
+                        #""json_attributes_topic":"homeassistant/device_tracker/van-7/tracker/attributes""#))
+                #expect(tracker.payload.contains(#""availability_topic":"myeline/van-7/status""#))
+                let attributes = try #require(
+                    AgentHarness.messages(observer).last { $0.topic == Self.discoveryTopics[3] })
+                let object = try #require(try JSONSerialization.jsonObject(with: attributes.data) as? [String: Any])
+                #expect(object["latitude"] is Double && object["longitude"] is Double)
+
+                let automatic = try Self.ownTracks(observer)
+                #expect(!automatic.isEmpty)
+                for message in automatic {
+                    guard case .location(let location) = message else {
+                        Issue.record("not a location: \(message)")
+                        continue
+                    }
+                    #expect(location.trigger == "t")
+                    #expect(location.trackerID == "V7")
+                }
+
+                // reportLocation, as OwnTracks Recorder's or Home Assistant's users send it.
+                try await AggregatorIntegrationTests.publish(
+                    [("\(Self.location)/cmd", OwnTracksCodec.encode(.command(action: "reportLocation")))], to: broker,
+                    retain: false)
+                try await observer.waitForLine(containing: #""t":"r""#)
+                try await agent.waitForLine(containing: "Answering an OwnTracks reportLocation command")
+
+                // A crash: the broker publishes the will, not retained, so the last location stays.
+                try await AgentHarness.kill(agent)
+                let will = try await observer.waitForLine(containing: #"|{"_type":"lwt","tst":"#)
+                #expect(will.hasPrefix("MSG|0|\(Self.location)|"))
+                let retained = try await Self.retained(broker, Self.location)
+                guard case .location? = try retained.map({ try OwnTracksCodec.decode($0).message }) else {
+                    Issue.record(
+                        "the retained OwnTracks message is not the last location: \(String(describing: retained))")
+                    return
+                }
+                #expect(FileManager.default.fileExists(atPath: "\(state)/homeassistant-topics"))
+
+                // Home Assistant off: its four retained topics are cleared, OwnTracks goes on. A new
+                // observer sees only this run's live messages with the retain flag 0.
+                let second = try await Self.observer(broker)
+                defer { second.signal(SIGKILL) }
+                let restarted = try AgentHarness.agent(
+                    broker, state: state,
+                    environment: options.merging(["MYELINE_HOMEASSISTANT_ENABLED": "false"]) { $1 })
+                defer { restarted.signal(SIGKILL) }
+                for topic in Self.discoveryTopics {
+                    try await second.waitForLine(containing: "MSG|0|\(topic)|0|")
+                }
+                try await second.waitForLine(description: "a live location") { line in
+                    line.hasPrefix("MSG|0|\(Self.location)|") && line.contains(#""_type":"location""#)
+                }
+                #expect(!FileManager.default.fileExists(atPath: "\(state)/homeassistant-topics"))
+                for topic in Self.discoveryTopics {
+                    #expect(try await Self.retained(broker, topic) == nil, "\(topic) is cleared")
+                }
+
+                // A clean stop sends no will: the agent publishes the lwt itself, and exits 0.
+                restarted.signal(SIGTERM)
+                #expect(try await restarted.waitForExit() == 0)
+                try await second.waitForLine(description: "the lwt") { line in
+                    line.hasPrefix("MSG|0|\(Self.location)|") && line.contains(#"|{"_type":"lwt","tst":"#)
+                }
+
+                // The uninstall's step: the retained OwnTracks location goes (the discovery went above).
+                let remove = try TestProcess(
+                    name: "myeline-agent remove-integrations", executable: try builtProductPath("myeline-agent"),
+                    arguments: [
+                        "remove-integrations", "--device", "van-7", "--broker", "\(broker.address)", "--state-dir",
+                        state,
+                    ],
+                    environment: ProcessInfo.processInfo.environment.merging(options) { $1 })
+                #expect(try await remove.waitForExit() == 0, "\(remove.output)")
+                #expect(
+                    remove.output.contains("removed \(Self.discoveryTopics.joined(separator: " ")) \(Self.location)"))
+                #expect(try await Self.retained(broker, Self.location) == nil)
+            }
+        }
+    }
+
+    /// The retained payload on `topic` now, or nil when there is none.
+    static func retained(_ broker: TestBroker, _ topic: String) async throws -> [UInt8]? {
+        try await AgentHarness.retained(broker, filter: topic)[topic]
+    }
+
+    /// `--owntracks`: a phone's retained location is a row beside a Myeline activity, a broken one
+    /// is counted as rejected; with `--follow --json` the row appears and goes offline at its lwt.
+    @Test func aggregatorShowsOwnTracksPhones() async throws {
+        try await TestBroker.with(extraConfiguration: AggregatorIntegrationTests.tunedBroker) { broker in
+            let now = Int(Date().timeIntervalSince1970)
+            let phone = #"{"_type":"location","lat":52.5,"lon":13.4,"tst":\#(now),"acc":"12","tid":"JP","batt":80}"#
+            try await AggregatorIntegrationTests.publish(
+                [
+                    ("owntracks/jane/phone", Array(phone.utf8)),
+                    ("owntracks/bob/phone", Array(#"{"_type":"location","lon":13.4,"tst":\#(now)}"#.utf8)),
+                    ("myeline/van-7/activities/a1", AggregatorIntegrationTests.envelope("van-7", name: "Van 7")),
+                ], to: broker)
+            let once = try AggregatorIntegrationTests.aggregator(broker, ["--once", "--owntracks"])
+            let status = try await withDeadline(.seconds(60), what: "--once --owntracks", process: once) {
+                try await once.waitForExit()
+            }
+            #expect(status == 0)
+            #expect(once.output.contains("2 activities: 2 active"), "\(once.output)")
+            #expect(once.output.contains("· 1 rejected"), "\(once.output)")
+            #expect(once.output.contains("jane/phone"), "\(once.output)")
+
+            let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json", "--owntracks"])
+            defer { board.signal(SIGKILL) }
+            try await board.waitForLine(
+                description: "the phone's row, active, with the valid fields only"
+            ) { line in
+                line.contains(#""device":"owntracks.jane.phone""#) && line.contains(#""state":"active""#)
+            }
+            try await AggregatorIntegrationTests.publish(
+                [("owntracks/jane/phone", OwnTracksCodec.encode(.lastWill(timestamp: now)))], to: broker, retain: false)
+            try await board.waitForLine(description: "the phone offline") { line in
+                line.contains(#""device":"owntracks.jane.phone""#) && line.contains("offline")
+            }
+            board.signal(SIGTERM)
+            #expect(try await board.waitForExit() == 0)
+        }
+    }
+}
