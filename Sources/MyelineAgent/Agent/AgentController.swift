@@ -38,8 +38,9 @@ struct AgentController {
     private var finished: Set<String> = []
     /// Whether saving has failed and been logged, so a full disk is not logged at every fix.
     private var storageFailing = false
-    /// Track points lost since saving started failing, for the log line when it works again.
-    private var lostPoints = 0
+    /// The track points of the batches that could not be saved since saving started failing (some
+    /// may have reached the outbox before the failure), for the log line when it works again.
+    private var unsavedPoints = 0
     /// The wall clock judged against the receiver's fix times; nil for a file replay, whose times
     /// are the clock's own.
     private var clockCheck: ClockCheck?
@@ -279,7 +280,7 @@ struct AgentController {
     /// the activities' envelopes are published all the same.
     private mutating func reportStorage(_ failure: String?, points: Int) async {
         if let failure {
-            lostPoints += points
+            unsavedPoints += points
             if !storageFailing {
                 logger.error(
                     "Cannot save to the state directory; track points are lost until it works again, live updates go on",
@@ -293,8 +294,10 @@ struct AgentController {
             storageFailing = false
             logger.notice(
                 "Saving to the state directory works again",
-                metadata: ["state.directory": "\(configuration.stateDirectory)", "outbox.lost": "\(lostPoints)"])
-            lostPoints = 0
+                metadata: [
+                    "state.directory": "\(configuration.stateDirectory)", "outbox.unsaved": "\(unsavedPoints)",
+                ])
+            unsavedPoints = 0
         }
         if health.setStorageError(failure) { await reportPresence() }
     }
