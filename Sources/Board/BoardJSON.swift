@@ -82,12 +82,15 @@ public enum BoardJSON {
         return object.text
     }
 
-    /// The header's figures: `{"change":"summary","activities":…,"active":…,…,"rejected":…}`.
-    public static func summary(_ fleet: Fleet, now: Date, warning: String?) -> String {
+    /// The header's figures: `{"change":"summary","activities":…,"active":…,…,"rejected":…,"missed":…,"dropped":…}`;
+    /// `dropped` is the messages the board's client dropped (``BoardHeader/dropped``).
+    public static func summary(_ fleet: Fleet, now: Date, warning: String?, dropped: Int = 0) -> String {
         var object = JSONObject()
         object["change"] = .string("summary")
         object["activities"] = .int(fleet.rows.count)
         object["rejected"] = .int(fleet.rejectedCount)
+        object["missed"] = .int(fleet.missedCount)
+        object["dropped"] = .int(dropped)
         for (state, count) in fleet.counts(at: now) { object[state.rawValue.lowercased()] = .int(count) }
         object["warning"] = warning.map(JSONValue.string)
         return object.text

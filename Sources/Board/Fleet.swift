@@ -15,6 +15,10 @@ public struct Fleet: Sendable {
     public private(set) var rejectedCount = 0
     /// How many envelopes were dropped because their `seq` was not greater than the one applied.
     public private(set) var outdatedCount = 0
+    /// How many envelopes of shown rows never arrived, from the gaps in their `seq`: dropped by the
+    /// broker (its queue for a slow subscriber is full), by the board's own buffer, or coalesced by
+    /// the agent itself over a slow link (it publishes the latest update only).
+    public private(set) var missedCount = 0
     /// Increases with every change that can alter what the board shows.
     public private(set) var revision = 0
     /// Increases with every change that can alter the order of rows: a row added, removed, or a new
@@ -50,7 +54,12 @@ public struct Fleet: Sendable {
     public mutating func apply(_ input: BoardInput, now: Date) -> Change {
         switch input {
         case .envelope(let envelope):
-            return upsert(ActivityRow(envelope, receivedAt: now))
+            let row = ActivityRow(envelope, receivedAt: now)
+            let previous = rows[row.key]?.seq
+            let change = upsert(row)
+            // A gap in an activity's seq: envelopes this board never saw (OwnTracks rows have no seq of their own).
+            if change != .unchanged, let previous { missedCount += row.seq - previous - 1 }
+            return change
         case .ownTracksLocation(var row):
             row.receivedAt = now
             let change = upsert(row)

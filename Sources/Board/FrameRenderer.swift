@@ -19,12 +19,15 @@ public struct BoardHeader: Hashable, Sendable {
     public var connection: String?
     /// A warning to show until it is fixed, such as a truncated retained bootstrap.
     public var warning: String?
+    /// Messages the board's MQTT client dropped because the board fell behind (its buffer was full).
+    public var dropped: Int
 
     /// Creates a header.
-    public init(source: String, connection: String? = nil, warning: String? = nil) {
+    public init(source: String, connection: String? = nil, warning: String? = nil, dropped: Int = 0) {
         self.source = source
         self.connection = connection
         self.warning = warning
+        self.dropped = dropped
     }
 }
 
@@ -99,6 +102,13 @@ public struct FrameRenderer: Sendable {
         return frame + Array(repeating: fit(""), count: lines - frame.count)
     }
 
+    /// ` · 1,204 missed · 37 dropped`: the envelopes of shown rows that never arrived (``Fleet/missedCount``)
+    /// and the messages the board dropped (``BoardHeader/dropped``), each only when there are any.
+    static func losses(_ fleet: Fleet, _ header: BoardHeader) -> String {
+        (fleet.missedCount > 0 ? " · \(RowFormat.count(fleet.missedCount)) missed" : "")
+            + (header.dropped > 0 ? " · \(RowFormat.count(header.dropped)) dropped" : "")
+    }
+
     /// `12 active, 2 stale, 1 offline`: active always, the other states when there are any.
     public static func summary(_ counts: [RowState: Int]) -> String {
         let active = "\(RowFormat.count(counts[.active] ?? 0)) active"
@@ -115,7 +125,8 @@ public struct FrameRenderer: Sendable {
         let states = RowState.allCases.map { "\(RowFormat.count(counts[$0] ?? 0)) \($0.rawValue.lowercased())" }
         let first =
             "MYELINE \(RowFormat.count(fleet.rows.count)) activities: " + states.joined(separator: ", ")
-            + " · \(RowFormat.count(fleet.rejectedCount)) rejected · \(TerminalText.sanitized(header.source))"
+            + " · \(RowFormat.count(fleet.rejectedCount)) rejected" + Self.losses(fleet, header)
+            + " · \(TerminalText.sanitized(header.source))"
         let range = shown == 0 ? "0" : "\(RowFormat.count(view.offset + 1))-\(RowFormat.count(view.offset + shown))"
         let filter =
             view.isEditingFilter

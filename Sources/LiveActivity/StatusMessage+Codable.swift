@@ -3,13 +3,15 @@ import Foundation
 extension StatusMessage {
     enum CodingKeys: String, CodingKey {
         case schema, device, state, since, reason, version, dropped, instance
+        case storageError = "storage-error"
+        case clockOffset = "clock-offset"
     }
 
     /// Decodes and checks a status message.
     ///
     /// - Throws: `DecodingError` naming the key: a missing key (`since` is required when online),
-    ///   another schema, an invalid device id, an unknown state, or a `version` or `instance` not of
-    ///   1-64 characters.
+    ///   another schema, an invalid device id, an unknown state, a `version` or `instance` not of
+    ///   1-64 characters, or a `storage-error` not of 1-1024 characters.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try container.check(.schema, .equal(to: Self.schema))
@@ -20,7 +22,9 @@ extension StatusMessage {
         reason = try container.decodeIfPresent(Reason.self, forKey: .reason)
         version = try container.decode(.version, .length(1...64))
         dropped = try container.decodeIfPresent(UInt64.self, forKey: .dropped)
-        instance = container.contains(.instance) ? try container.decode(.instance, .length(1...64)) : nil
+        instance = try container.decodeIfPresent(.instance, .length(1...64))
+        storageError = try container.decodeIfPresent(.storageError, .length(1...1024))
+        clockOffset = try container.decodeIfPresent(Int.self, forKey: .clockOffset)
     }
 
     /// Encodes the message; absent optionals are omitted.
@@ -34,5 +38,7 @@ extension StatusMessage {
         try container.encode(version, forKey: .version)
         try container.encodeIfPresent(dropped, forKey: .dropped)
         try container.encodeIfPresent(instance, forKey: .instance)
+        try container.encodeIfPresent(storageError, forKey: .storageError)
+        try container.encodeIfPresent(clockOffset, forKey: .clockOffset)
     }
 }

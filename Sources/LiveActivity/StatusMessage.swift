@@ -55,15 +55,28 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     /// A random id of the agent process that published the message (`instance`), 1-64 characters;
     /// nil from agents before it existed. Two agents with the same device id show as two instances.
     public let instance: String?
+    /// Why the agent cannot save to its state directory now (`storage-error`), such as a full
+    /// disk, naming the file and the system's reason; nil when saving works. While it is set, the
+    /// agent keeps publishing its activities' live updates but keeps no track points.
+    public let storageError: String?
+    /// How far the agent's wall clock is from its receiver's GPS time, in seconds (`clock-offset`):
+    /// the clock's reading minus the fix's time, positive when the clock is ahead; nil when they
+    /// agree (within 30 s) or when the agent has no receiver to compare with. While it is set, the
+    /// agent's own timestamps (`timestamp`, `since`) are off by about that much; fix times and
+    /// the stale dates made from them are the receiver's.
+    public let clockOffset: Int?
 
-    /// The message of an agent that connected at `since`, with the track points it has dropped so far.
+    /// The message of an agent that connected at `since`, with the track points it has dropped so
+    /// far, why it cannot save to its state directory (if it cannot) and its clock's offset from
+    /// its receiver (if they disagree).
     public static func online(
         device: DeviceID, since: Date, dropped: UInt64? = nil, instance: String? = nil,
+        storageError: String? = nil, clockOffset: Int? = nil,
         version: String = Myeline.version
     ) -> StatusMessage {
         StatusMessage(
             device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped,
-            instance: instance)
+            instance: instance, storageError: storageError, clockOffset: clockOffset)
     }
 
     /// The message of an agent that goes offline cleanly at `since`.
@@ -73,7 +86,7 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     ) -> StatusMessage {
         StatusMessage(
             device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil,
-            instance: instance)
+            instance: instance, storageError: nil, clockOffset: nil)
     }
 
     /// The MQTT will: offline, reason `connection-lost`, without `since`.
@@ -82,6 +95,6 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     {
         StatusMessage(
             device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil,
-            instance: instance)
+            instance: instance, storageError: nil, clockOffset: nil)
     }
 }

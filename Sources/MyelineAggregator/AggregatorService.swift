@@ -51,6 +51,7 @@ struct AggregatorService: Service {
                         while true {
                             try await Task.sleep(for: .seconds(1))
                             session.removeDismissed()
+                            session.noteLosses(dropped: client.droppedMessageCount)
                         }
                     }
                     group.addTask { try await present(session) }

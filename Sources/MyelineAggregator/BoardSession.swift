@@ -19,9 +19,37 @@ final class BoardSession: Sendable {
         var loggedTopics: Set<String> = []
         var lastRetainedAt: Date?
         var connection: String? = "connecting to the broker…"
-        /// Changes since the presenter last took them, for `--follow --json`.
+        /// Changes since the presenter last took them, for `--follow --json`: each row and device
+        /// once, in the order first changed (a removal is recorded as an update of its row, and
+        /// the row's presence says which it was). A flood of updates while the output is blocked
+        /// therefore takes at most one entry per row and device, never one per message.
         var changes: [Fleet.Change] = []
+        var changeSet: Set<Fleet.Change> = []
         var recordsChanges = false
+        /// Messages the MQTT client dropped because the board fell behind (its buffer was full).
+        var dropped = 0
+        /// Whether lost messages (``dropped``, or missed envelopes) were logged.
+        var reportedLosses = false
+
+        /// Records a change for `--follow --json`, unless its row or device is already recorded.
+        mutating func record(_ change: Fleet.Change) {
+            let entry: Fleet.Change
+            switch change {
+            case .updated, .status: entry = change
+            case .removed(let key): entry = .updated(key)
+            case .rejected, .unchanged: return
+            }
+            if changeSet.insert(entry).inserted { changes.append(entry) }
+        }
+
+        /// Takes the recorded changes.
+        mutating func takeChanges() -> [Fleet.Change] {
+            defer {
+                changes = []
+                changeSet = []
+            }
+            return changes
+        }
     }
 
     let decoder: BoardDecoder
@@ -92,7 +120,7 @@ final class BoardSession: Sendable {
             }
             let change = state.fleet.apply(input, now: now)
             let recorded = state.recordsChanges && change != .unchanged
-            if recorded { state.changes.append(change) }
+            if recorded { state.record(change) }
             guard case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
                 state.loggedTopics.insert(rejection.topic).inserted
             else { return (recorded, nil) }
@@ -128,6 +156,21 @@ final class BoardSession: Sendable {
         if let warning = bootstrap.warning {
             logger.warning("Retained bootstrap truncated: \(warning)")
         }
+    }
+
+    /// Takes the MQTT client's count of messages dropped because the board fell behind, and logs
+    /// once, when the first are lost (dropped here, or missed: gaps in the envelopes' `seq`).
+    func noteLosses(dropped: Int) {
+        let losses = state.withLock { state -> (dropped: Int, missed: Int)? in
+            state.dropped = dropped
+            guard !state.reportedLosses, dropped > 0 || state.fleet.missedCount > 0 else { return nil }
+            state.reportedLosses = true
+            return (dropped, state.fleet.missedCount)
+        }
+        guard let losses else { return }
+        logger.warning(
+            "Updates were lost: the board fell behind or the broker dropped messages for it; counted as missed and dropped in the header",
+            metadata: ["board.dropped": "\(losses.dropped)", "board.missed": "\(losses.missed)"])
     }
 
     /// Sets the connection line of the header; `nil` when connected.

@@ -33,7 +33,7 @@ extension BoardSession {
             let warnings = [state.bootstrap.warning, state.fleet.duplicationWarning].compactMap { $0 }
             return BoardHeader(
                 source: source, connection: state.connection,
-                warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "))
+                warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), dropped: state.dropped)
         }
     }
 
@@ -75,21 +75,25 @@ extension BoardSession {
         let now = clock.now
         withState { state in
             for key in state.fleet.removeDismissed(now: now) where state.recordsChanges {
-                state.changes.append(.removed(key))
+                state.record(.removed(key))
             }
         }
     }
 
     /// Streams every change as a JSON line until cancelled: rows added, updated and removed, status
-    /// changes, and rows whose state changed with time (stale, checked once a second).
+    /// changes, rows whose state changed with time (stale, checked once a second), and a `summary`
+    /// line when the bootstrap was truncated or, checked once a second, when updates were lost
+    /// (its `missed` or `dropped` count grew).
     ///
     /// Lines are written as soon as changes are recorded; changes that arrive while a batch is
-    /// written go out together in the next. The changed rows are copied under the lock and written as
-    /// JSON after it, so that a flood of changes does not hold up ``apply(_:)``.
+    /// written go out together in the next, one line per row with its latest content. The changed
+    /// rows are copied under the lock and written as JSON after it, so that a flood of changes does
+    /// not hold up ``apply(_:)``; while the output is blocked, what waits is bounded by the fleet.
     func follow() async throws {
         var lastStates: [ActivityKey: RowState] = [:]
         var lastSecond = 0
         var reportedWarning = false
+        var reportedLosses = (missed: 0, dropped: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
             group.addTask {
@@ -104,8 +108,7 @@ extension BoardSession {
                 let second = Int(now.timeIntervalSince1970)
                 let lines = withState { state -> [FollowLine] in
                     var lines: [FollowLine] = []
-                    let changes = state.changes
-                    state.changes = []
+                    let changes = state.takeChanges()
                     func note(_ row: ActivityRow, _ change: String) {
                         let rowState = state.fleet.state(of: row, at: now)
                         lastStates[row.key] = rowState
@@ -113,12 +116,12 @@ extension BoardSession {
                     }
                     for change in changes {
                         switch change {
-                        case .updated(let key):
-                            guard let row = state.fleet.rows[key] else { continue }
-                            note(row, "updated")
-                        case .removed(let key):
-                            lastStates[key] = nil
-                            lines.append(.text(BoardJSON.removed(key)))
+                        case .updated(let key), .removed(let key):
+                            if let row = state.fleet.rows[key] {
+                                note(row, "updated")
+                            } else if lastStates.removeValue(forKey: key) != nil {
+                                lines.append(.text(BoardJSON.removed(key)))
+                            }
                         case .status(let device):
                             lines.append(.text(BoardJSON.status(device, fleet: state.fleet)))
                             for key in state.fleet.activities(of: device) {
@@ -135,9 +138,14 @@ extension BoardSession {
                             note(row, "state")
                         }
                     }
-                    if let warning = state.bootstrap.warning, !reportedWarning {
-                        reportedWarning = true
-                        lines.append(.text(BoardJSON.summary(state.fleet, now: now, warning: warning)))
+                    let losses = (missed: state.fleet.missedCount, dropped: state.dropped)
+                    let lossesGrew = second != lastSecond && losses != reportedLosses
+                    let warning = state.bootstrap.warning
+                    if (warning != nil && !reportedWarning) || lossesGrew {
+                        reportedWarning = reportedWarning || warning != nil
+                        reportedLosses = losses
+                        lines.append(
+                            .text(BoardJSON.summary(state.fleet, now: now, warning: warning, dropped: losses.dropped)))
                     }
                     return lines
                 }

@@ -6,15 +6,18 @@ import Testing
 
 /// The reducer: ordering by `seq`, local staleness, dismissal, clearing and presence, as tables.
 struct FleetTests {
-    /// Envelopes of one activity arriving in some order: which `seq` ends up applied, and how many are dropped.
+    /// Envelopes of one activity arriving in some order: which `seq` ends up applied, how many are
+    /// dropped as outdated, and how many never arrived (gaps in `seq` after the first one shown).
     @Test(arguments: [
-        ([1, 2, 3], 3, 0),
-        ([1, 3, 2], 3, 1),
-        ([2, 2, 2], 2, 2),
-        ([5, 1, 4, 6], 6, 2),
-        ([3, 1], 3, 1),
+        ([1, 2, 3], 3, 0, 0),
+        ([1, 3, 2], 3, 1, 1),
+        ([2, 2, 2], 2, 2, 0),
+        ([5, 1, 4, 6], 6, 2, 0),
+        ([3, 1], 3, 1, 0),
+        ([1, 4, 10], 10, 0, 7),
+        ([7, 9, 8, 12], 12, 1, 3),
     ])
-    func onlyAGreaterSeqIsApplied(order: [Int], applied: Int, dropped: Int) {
+    func onlyAGreaterSeqIsApplied(order: [Int], applied: Int, dropped: Int, missed: Int) {
         var fleet = Fleet()
         for seq in order {
             _ = Wire.apply(
@@ -25,6 +28,7 @@ struct FleetTests {
         #expect(row?.seq == applied)
         #expect(row?.content.distance == Double(applied))
         #expect(fleet.outdatedCount == dropped)
+        #expect(fleet.missedCount == missed)
     }
 
     /// The state shown, from the stale date against the board's clock, the pause, the end and the device's status.

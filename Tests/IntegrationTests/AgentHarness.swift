@@ -14,17 +14,25 @@ enum AgentHarness {
     /// The agent of `device` (`van-7` unless given) with its state in `state`; `arguments` and
     /// `environment` add to the defaults (the capture replayed at 20 times its pace, in a loop).
     /// It connects to `broker`, or to `address` when given (a proxy in front of the broker).
+    /// A `launcher` (a program and its arguments, such as `unshare --mount sh -c SCRIPT`) is run
+    /// instead, with the agent's path and arguments after its own; it must exec the agent, so
+    /// that the process's PID is the agent's.
     static func agent(
         _ broker: TestBroker, state: String, _ arguments: [String] = ["--speed", "20", "--loop"],
         environment: [String: String] = [:], source: String = capture, device: String = "van-7",
-        address: BrokerAddress? = nil
+        address: BrokerAddress? = nil, launcher: [String] = []
     ) throws -> TestProcess {
-        try TestProcess(
-            name: "myeline-agent \(device)", executable: try builtProductPath("myeline-agent"),
-            arguments: [
-                "run", "--device", device, "--broker", "\(address ?? broker.address)", "--source", source,
+        let agent = try builtProductPath("myeline-agent")
+        let command =
+            [
+                agent, "run", "--device", device, "--broker", "\(address ?? broker.address)", "--source", source,
                 "--state-dir", state,
-            ] + arguments,
+            ]
+            + arguments
+        let program = launcher.first ?? agent
+        return try TestProcess(
+            name: "myeline-agent \(device)", executable: program,
+            arguments: launcher.isEmpty ? Array(command.dropFirst()) : Array(launcher.dropFirst()) + command,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 

@@ -93,6 +93,27 @@ struct WireCodecTests {
         #expect(status == StatusMessage.online(device: try Fixtures.device(), since: Fixtures.t0, version: "0.2.0"))
     }
 
+    @Test("the status's optional storage-error and clock-offset round-trip, and a v1 status has neither")
+    func statusStorageErrorAndClockOffset() throws {
+        let device = try Fixtures.device()
+        let status = StatusMessage.online(
+            device: device, since: Fixtures.t0, dropped: 3, storageError: "writing /var/lib/myeline/x failed",
+            clockOffset: -3600, version: "0.2.0")
+        let json = String(decoding: try WireCodec.encode(status), as: UTF8.self)
+        #expect(
+            json.contains(#""storage-error":"writing \/var\/lib\/myeline\/x failed""#)
+                || json.contains(#""storage-error":"writing /var/lib/myeline/x failed""#), "\(json)")
+        #expect(json.contains(#""clock-offset":-3600"#), "\(json)")
+        #expect(try WireCodec.decode(StatusMessage.self, from: Data(json.utf8)) == status)
+        let plain = String(
+            decoding: try WireCodec.encode(StatusMessage.online(device: device, since: Fixtures.t0)), as: UTF8.self)
+        #expect(!plain.contains("storage-error") && !plain.contains("clock-offset"))
+        let tooLong =
+            #"{"device":"van-7","schema":"myeline.status.v1","since":1700000000,"state":"online","version":"0.2.0","#
+            + #""storage-error":"\#(String(repeating: "x", count: 1025))"}"#
+        #expect(throws: ActivityError.self) { try WireCodec.decode(StatusMessage.self, from: Data(tooLong.utf8)) }
+    }
+
     @Test("a dismissed event has no envelope")
     func dismissedHasNoEnvelope() async throws {
         let (center, _) = Fixtures.center()

@@ -22,6 +22,8 @@ struct AgentController {
     let drainer: OutboxDrainer
     let center: ActivityCenter
     let inputs: InputQueue
+    /// Where the status learns that saving fails.
+    let health: AgentHealth
     let clock: any WallClock
     let logger: Logger
     /// Where each activity's state file is kept: `STATE-DIRECTORY/activities`.
@@ -36,11 +38,17 @@ struct AgentController {
     private var finished: Set<String> = []
     /// Whether saving has failed and been logged, so a full disk is not logged at every fix.
     private var storageFailing = false
+    /// The track points of the batches that could not be saved since saving started failing (some
+    /// may have reached the outbox before the failure), for the log line when it works again.
+    private var unsavedPoints = 0
+    /// The wall clock judged against the receiver's fix times; nil for a file replay, whose times
+    /// are the clock's own.
+    private var clockCheck: ClockCheck?
 
     init(
         configuration: AgentConfiguration, topics: TopicTree, client: MQTTClient, outbox: Outbox,
         blocking: BlockingQueue, drainer: OutboxDrainer, center: ActivityCenter, inputs: InputQueue,
-        clock: any WallClock, logger: Logger, reportPresence: @escaping @Sendable () async -> Void
+        health: AgentHealth, clock: any WallClock, logger: Logger, reportPresence: @escaping @Sendable () async -> Void
     ) {
         self.configuration = configuration
         self.topics = topics
@@ -50,12 +58,14 @@ struct AgentController {
         self.drainer = drainer
         self.center = center
         self.inputs = inputs
+        self.health = health
         self.clock = clock
         self.logger = logger
         self.reportPresence = reportPresence
         activitiesDirectory =
             URL(fileURLWithPath: configuration.stateDirectory).appendingPathComponent("activities")
             .path
+        if case .gpsd = configuration.source.address { clockCheck = ClockCheck() }
     }
 
     private var device: DeviceID { configuration.device.id }
@@ -187,6 +197,7 @@ struct AgentController {
             let now = clock.now
             switch input {
             case .location(let update):
+                if let fix = update.fix { await checkClock(fixTime: fix.time, now: now) }
                 for index in trips.indices where trips[index].isRunning {
                     collect(trips[index].tracker.receive(update, now: now), at: index, into: &points)
                 }
@@ -252,7 +263,7 @@ struct AgentController {
                 if !batch.isEmpty { try outbox.append(contentsOf: batch) }
                 for (store, record) in records { try store.save(record) }
             }
-            reportStorage(failure, points: batch.count)
+            await reportStorage(failure, points: batch.count)
             if !batch.isEmpty { drainer.notify() }
         }
         for index in trips.indices {
@@ -264,12 +275,15 @@ struct AgentController {
         }
     }
 
-    /// Logs a storage failure once until storage works again.
-    private mutating func reportStorage(_ failure: String?, points: Int) {
+    /// Logs a storage failure once until storage works again, and says so in the status (as
+    /// `storage-error`) when saving starts or stops failing. The points of a failed batch are lost;
+    /// the activities' envelopes are published all the same.
+    private mutating func reportStorage(_ failure: String?, points: Int) async {
         if let failure {
+            unsavedPoints += points
             if !storageFailing {
                 logger.error(
-                    "Cannot save to the state directory; track points may be lost until it works again",
+                    "Cannot save to the state directory; track points are lost until it works again, live updates go on",
                     metadata: [
                         "error": "\(failure)", "state.directory": "\(configuration.stateDirectory)",
                         "outbox.batch": "\(points)",
@@ -278,8 +292,31 @@ struct AgentController {
             storageFailing = true
         } else if storageFailing {
             storageFailing = false
-            logger.notice("Saving to the state directory works again")
+            logger.notice(
+                "Saving to the state directory works again",
+                metadata: [
+                    "state.directory": "\(configuration.stateDirectory)", "outbox.unsaved": "\(unsavedPoints)",
+                ])
+            unsavedPoints = 0
         }
+        if health.setStorageError(failure) { await reportPresence() }
+    }
+
+    /// Compares the wall clock with a fix's time (a receiver's true UTC); when the clock leaves
+    /// or comes back within ``ClockCheck/defaultTolerance``, or moves again, logs it and says so in
+    /// the status (`clock-offset`). Stale dates need no correction: they are made from fix times.
+    private mutating func checkClock(fixTime: Date, now: Date) async {
+        guard clockCheck?.observe(fixTime: fixTime, now: now) == true else { return }
+        let offset = clockCheck?.reportedOffset
+        if let offset {
+            logger.warning(
+                "The system clock disagrees with the receiver's GPS time; the agent's own timestamps are off, fix times and stale dates are the receiver's",
+                metadata: ["clock.offset_s": "\(offset)", "clock.now": "\(now)", "gps.time": "\(fixTime)"])
+        } else {
+            logger.notice("The system clock agrees with the receiver's GPS time again")
+        }
+        health.setClockOffset(offset)
+        await reportPresence()
     }
 
     // MARK: - Intents

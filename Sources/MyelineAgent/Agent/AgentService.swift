@@ -79,9 +79,10 @@ struct AgentService: Service, CustomStringConvertible {
 
         try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
             let drainer = OutboxDrainer(outbox: outbox, blocking: blocking, client: client, logger: logger)
+            let health = AgentHealth()
             let presence = Presence(
                 client: client, topic: statusTopic, device: device, instance: instance, outbox: outbox,
-                blocking: blocking, clock: clock, logger: logger)
+                blocking: blocking, health: health, clock: clock, logger: logger)
             let conflict = DeviceConflict(
                 device: device, instance: instance, startedAt: clock.now, clientID: mqtt.clientID, logger: logger
             ) { client.reconnectSlowly(true) }
@@ -108,7 +109,7 @@ struct AgentService: Service, CustomStringConvertible {
             let integrationsTask = integrations.map { link in Task { await link.runLogged() } }
             var controller = AgentController(
                 configuration: configuration, topics: topics, client: client, outbox: outbox, blocking: blocking,
-                drainer: drainer, center: center, inputs: inputs, clock: clock, logger: logger,
+                drainer: drainer, center: center, inputs: inputs, health: health, clock: clock, logger: logger,
                 reportPresence: { await presence.publishOnline() })
             // Before the drainer starts: the resume reads the seqs of the points still in the outbox.
             await controller.resumeSaved()
@@ -271,8 +272,9 @@ final class Deadline: Sendable {
     }
 }
 
-/// The device's retained status: `online` (with the outbox's dropped count) after each
-/// connection and on the `report` intent, `offline` at a clean shutdown.
+/// The device's retained status: `online` (with the outbox's dropped count, the storage error if
+/// saving fails, and the clock's offset if it disagrees with the receiver) after each connection,
+/// on the `report` intent and when either of the last two changes; `offline` at a clean shutdown.
 struct Presence: Sendable {
     let client: MQTTClient
     let topic: String
@@ -281,6 +283,7 @@ struct Presence: Sendable {
     let instance: String
     let outbox: Outbox
     let blocking: BlockingQueue
+    let health: AgentHealth
     let clock: any WallClock
     let logger: Logger
 
@@ -292,7 +295,11 @@ struct Presence: Sendable {
                 "Track points were dropped while the broker was unreachable: the outbox was full",
                 metadata: ["outbox.dropped": "\(dropped)"])
         }
-        await publish(.online(device: device, since: clock.now, dropped: dropped, instance: instance))
+        let report = health.current
+        await publish(
+            .online(
+                device: device, since: clock.now, dropped: dropped, instance: instance,
+                storageError: report.storageError, clockOffset: report.clockOffset))
     }
 
     func publishOffline() async {

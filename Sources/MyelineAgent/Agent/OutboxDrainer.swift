@@ -8,6 +8,10 @@ import MQTT
 /// is completed after the reconnection rather than delivered twice (only a crash of the agent
 /// between PUBCOMP and the outbox's acknowledgement sends one again).
 ///
+/// When the outbox cannot record a delivery (its disk is full), the delivered records are not
+/// published again: the drainer retries the acknowledgement at each drain, publishing nothing
+/// more until it succeeds, and logs the failure once until then.
+///
 /// ``notify()`` after an append or a reconnection; ``finish()`` makes ``run()`` drain what it
 /// can once more and return.
 final class OutboxDrainer: Sendable {
@@ -32,10 +36,17 @@ final class OutboxDrainer: Sendable {
     /// Asks ``run()`` to drain once more and return.
     func finish() { signal.finish() }
 
+    /// What ``run()`` carries from one drain to the next.
+    private struct Progress {
+        /// The last record delivered whose acknowledgement the outbox could not save.
+        var unacknowledged: UInt64?
+    }
+
     /// Drains whenever notified, until ``finish()`` or cancellation.
     func run() async {
-        for await _ in signals { await drain() }
-        await drain()
+        var progress = Progress()
+        for await _ in signals { await drain(&progress) }
+        await drain(&progress)
     }
 
     /// The points still waiting.
@@ -46,8 +57,11 @@ final class OutboxDrainer: Sendable {
     /// How many records one round publishes, all in flight at once.
     static let batchSize = 256
 
-    private func drain() async {
+    private func drain(_ progress: inout Progress) async {
         let outbox = outbox
+        if let delivered = progress.unacknowledged {
+            guard await acknowledge(through: delivered, &progress) else { return }
+        }
         while client.isConnected, !Task.isCancelled {
             let records: [OutboxRecord]
             do {
@@ -61,14 +75,30 @@ final class OutboxDrainer: Sendable {
                 records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: AgentService.json)
             if let failure { logger.debug("Outbox delivery interrupted", metadata: ["error": "\(failure)"]) }
             guard acknowledged > 0 else { return }
-            let delivered = records[acknowledged - 1].index
-            do {
-                try await blocking.run { try outbox.acknowledge(through: delivered) }
-            } catch {
-                logger.error("Cannot acknowledge delivered track points", metadata: ["error": "\(error)"])
-                return
-            }
+            guard await acknowledge(through: records[acknowledged - 1].index, &progress) else { return }
             if acknowledged < records.count { return }
         }
+    }
+
+    /// Records in the outbox that every record through `index` was delivered; on failure keeps
+    /// `index` in `progress` for the next drain and logs once. Returns whether it succeeded.
+    private func acknowledge(through index: UInt64, _ progress: inout Progress) async -> Bool {
+        let outbox = outbox
+        do {
+            try await blocking.run { try outbox.acknowledge(through: index) }
+        } catch {
+            if progress.unacknowledged == nil {
+                logger.error(
+                    "Cannot record delivered track points in the outbox; holding back the rest until it works",
+                    metadata: ["error": "\(error)"])
+            }
+            progress.unacknowledged = index
+            return false
+        }
+        if progress.unacknowledged != nil {
+            logger.notice("Recording delivered track points in the outbox works again")
+            progress.unacknowledged = nil
+        }
+        return true
     }
 }
