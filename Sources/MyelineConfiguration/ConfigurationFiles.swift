@@ -105,8 +105,14 @@ public struct LayeredConfiguration: Sendable {
     ) throws(ConfigurationError) {
         for (keyNode, value) in mapping {
             let line = (keyNode.mark?.line).map { " (line \($0))" } ?? ""
-            let name = prefix + (keyNode.string ?? "\(keyNode)")
             let location = "\(path)\(line)"
+            // A YAML key may be a list or a mapping (`? - a`); a configuration key is a name.
+            guard let keyName = keyNode.string else {
+                throw ConfigurationError(
+                    key: prefix.isEmpty ? path : String(prefix.dropLast()), source: location,
+                    "has a key that is a list or a mapping, not a name: use keys such as \(schema.exampleSections)")
+            }
+            let name = prefix + keyName
             if name == "mqtt.password" {
                 throw ConfigurationError(
                     key: name, source: location,

@@ -29,8 +29,11 @@ public struct ConfigurationKey: Hashable, Sendable {
 
     /// The candidate closest to a mistyped name, for a "did you mean" hint; `nil` if none is close.
     public static func suggestion(for name: String, among candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, editDistance(name, $0)) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, name.count / 4) else { return nil }
+        let limit = max(2, name.count / 4)
+        // The distance is at least the difference in length: candidates further off than the limit
+        // are not compared (a 1 KB name, found by fuzzing, took seconds against every key).
+        let scored = candidates.filter { abs($0.count - name.count) <= limit }.map { ($0, editDistance(name, $0)) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= limit else { return nil }
         return best.0
     }
 

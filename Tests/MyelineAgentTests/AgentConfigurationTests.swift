@@ -225,6 +225,21 @@ struct AgentConfigurationTests {
         #expect(far?.message == "is not a configuration key: see docs/configuration.md")
     }
 
+    /// Found by fuzzing: a list as a key was reported as Yams' dump of it, and a 1 KB key took
+    /// seconds to compare with every key for a suggestion.
+    @Test func aKeyThatIsNotANameIsNamedAsSuch() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(flags: ["device.id": "v"], yaml: "? - a\n  - b\n: x\n")
+        }
+        #expect(error?.message.hasPrefix("has a key that is a list or a mapping, not a name") == true, "\(error!)")
+        let long = String(repeating: "x", count: 1_000)
+        let far = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(flags: ["device.id": "v"], yaml: "\(long): 1\n")
+        }
+        #expect(far?.key.count == 1_000)
+        #expect(far?.message == "is not a configuration key: see docs/configuration.md")
+    }
+
     @Test func unknownEnvironmentVariablesAreReported() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], environment: ["MYELINE_MQTT_BORKER": "mqtt://x"])
