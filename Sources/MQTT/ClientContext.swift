@@ -73,6 +73,9 @@ final class ClientContext: Sendable {
         var refusal: MQTTError?
         /// Whether the current connection attempt reached CONNACK success.
         var connectedThisAttempt = false
+        /// A CONNACK success the network loop has yet to complete the connection for, with its
+        /// session-present flag (``ClientContext/completeConnection(handle:)``).
+        var connackPending: Bool?
         /// The last connection attempt's failure or loss, until the next connection.
         var lastFailure: MQTTConnectionEvent?
         /// libmosquitto's last error log line, which carries OpenSSL's reason for a TLS failure.
@@ -96,22 +99,40 @@ final class ClientContext: Sendable {
         state.withLock { $0.connected ? body() : nil }
     }
 
-    /// Called by the connect callback on the network thread.
-    func didReceiveConnack(reasonCode: Int32, sessionPresent: Bool, handle: OpaquePointer) {
+    /// Called by the connect callback on the network thread. A success is completed by
+    /// ``completeConnection(handle:)`` once libmosquitto is done with the CONNACK.
+    func didReceiveConnack(reasonCode: Int32, sessionPresent: Bool) {
         guard reasonCode == 0 else {
             let error = MQTTError.connectionRefused(
                 reasonCode: reasonCode, protocolVersion: configuration.protocolVersion)
             state.withLock { $0.refusal = error }
             return
         }
-        let filters = state.withLock { state -> [String: MQTTQoS] in
-            state.connected = true
+        state.withLock { state in
             state.connectedThisAttempt = true
-            return Self.activeFilters(state.subscriptions)
+            state.connackPending = sessionPresent
         }
+    }
+
+    /// Called by the network loop after each round of libmosquitto's loop: when a CONNACK success
+    /// arrived in it, the client is connected from now on; publishing resumes and the
+    /// subscriptions are sent again.
+    ///
+    /// Not in the connect callback: libmosquitto resends the messages left in flight by the last
+    /// connection only after that callback returns (`message__retry_check` in `handle__connack`),
+    /// so a message published from the callback on could reach the broker before them, and a
+    /// track point cut on the way would arrive after the points that follow it.
+    func completeConnection(handle: OpaquePointer) {
+        let completed = state.withLock { state -> (sessionPresent: Bool, filters: [String: MQTTQoS])? in
+            guard let sessionPresent = state.connackPending else { return nil }
+            state.connackPending = nil
+            state.connected = true
+            return (sessionPresent, Self.activeFilters(state.subscriptions))
+        }
+        guard let completed else { return }
         logger.info("mqtt.connected", metadata: ["mqtt.broker": "\(configuration.broker)"])
-        resubscribe(filters, handle: handle)
-        broadcast(.connected(sessionPresent: sessionPresent))
+        resubscribe(completed.filters, handle: handle)
+        broadcast(.connected(sessionPresent: completed.sessionPresent))
     }
 
     /// Called by the network loop when an attempt or a connection ends (`requested`: because the
@@ -121,6 +142,7 @@ final class ClientContext: Sendable {
             defer {
                 state.connected = false
                 state.connectedThisAttempt = false
+                state.connackPending = nil
                 state.refusal = nil
                 state.lastLibraryError = nil
                 state.brokerDisconnectReason = nil

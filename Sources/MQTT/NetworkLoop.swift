@@ -70,6 +70,7 @@ final class NetworkLoop: Sendable {
                 // libmosquitto 2.0 ignores max_packets (1): each call reads one packet per message in
                 // flight, at least one. One wake-up per message costs little next to decoding it.
                 rc = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)
+                if rc == MOSQ_ERR_SUCCESS.rawValue { context.completeConnection(handle: handle.pointer) }
             }
             if stopping && rc == MOSQ_ERR_SUCCESS.rawValue { rc = flushDisconnect() }
             let event = context.endAttempt(returnCode: rc, requested: stopping)

@@ -4,10 +4,8 @@ import CMosquitto
 /// user pointer given to `mosquitto_new`. They all run on the client's network thread.
 enum MosquittoCallbacks {
     static func install(on handle: MosquittoHandle) {
-        mosquitto_connect_v5_callback_set(handle.pointer) { mosq, user, reasonCode, flags, _ in
-            guard let mosq else { return }
-            clientContext(user).didReceiveConnack(
-                reasonCode: reasonCode, sessionPresent: flags & 1 != 0, handle: mosq)
+        mosquitto_connect_v5_callback_set(handle.pointer) { _, user, reasonCode, flags, _ in
+            clientContext(user).didReceiveConnack(reasonCode: reasonCode, sessionPresent: flags & 1 != 0)
         }
         mosquitto_disconnect_v5_callback_set(handle.pointer) { _, user, code, _ in
             clientContext(user).didDisconnect(code: code)
