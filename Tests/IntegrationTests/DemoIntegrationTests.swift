@@ -1,0 +1,132 @@
+import Foundation
+import LiveActivity
+import Testing
+import TestSupport
+
+/// The README's first command, `scripts/demo`, as a user runs it, in its `--print` mode (every
+/// message the fleet publishes, instead of the board) with this build's programs (`--bin`): the
+/// seven agents publish, two of them through real gpsds, one is paused, one stops, one goes offline
+/// by its will; an interrupt then stops every process the demo started and removes its directory.
+@Suite(.timeLimit(.minutes(3)))
+struct DemoIntegrationTests {
+    /// One message as `mosquitto_sub -v` prints it: the topic, a space, the payload.
+    struct Line {
+        var topic: String
+        var payload: String
+
+        init?(_ line: some StringProtocol) {
+            guard line.hasPrefix("myeline/"), let space = line.firstIndex(of: " ") else { return nil }
+            (topic, payload) = (String(line[..<space]), String(line[line.index(after: space)...]))
+        }
+
+        var device: String { String(topic.split(separator: "/")[1]) }
+
+        func envelope() -> ActivityEnvelope<LocationActivityAttributes>? {
+            guard topic.contains("/activities/"), !topic.hasSuffix("/track") else { return nil }
+            return try? WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: Data(payload.utf8))
+        }
+
+        func status() -> StatusMessage? {
+            guard topic.hasSuffix("/status") else { return nil }
+            return try? WireCodec.decode(StatusMessage.self, from: Data(payload.utf8))
+        }
+    }
+
+    static let devices = ["gps-1", "gps-2", "van-7", "truck-2", "bike-4", "taxi-5", "ghost-9"]
+
+    @Test func theDemoRunsTheFleetAndStopsEverythingItStarted() async throws {
+        let bin = URL(fileURLWithPath: try builtProductPath("myeline-agent")).deletingLastPathComponent().path
+        let bash = try executablePath("bash", package: "bash")
+        let demo = try TestProcess(
+            name: "scripts/demo", executable: bash,
+            arguments: [DeploymentFiles.path("scripts/demo"), "--print", "--bin", bin])
+        // However the test ends, nothing the demo started outlives it.
+        var started: [ProcessEntry] = []
+        defer {
+            for process in started + ProcessEntry.descendants(of: demo.pid) where process.isAlive {
+                kill(process.pid, SIGKILL)
+            }
+            demo.signal(SIGKILL)
+        }
+        let announcement = try await demo.waitForLine(containing: "demo: the broker's socket and every log are in")
+        let work = String(try #require(announcement.split(separator: " ").last))
+
+        // The demo's last scripted event, 40 s in: ghost-9 killed, offline by its will.
+        try await demo.waitForLine(timeout: .seconds(120), description: "ghost-9's will") { line in
+            Line(line).flatMap { $0.status() }.map { $0.device.rawValue == "ghost-9" && $0.state == .offline } ?? false
+        }
+        let lines = demo.output.split(separator: "\n").compactMap(Line.init)
+        let envelopes = lines.compactMap { $0.envelope() }
+        for device in Self.devices {
+            #expect(
+                lines.contains { $0.device == device && $0.status()?.state == .online }, "\(device) online")
+            #expect(
+                envelopes.contains { $0.header.device.rawValue == device && $0.content.state.latitude != nil },
+                "\(device) publishes its position")
+        }
+        #expect(
+            envelopes.contains { $0.header.device.rawValue == "bike-4" && $0.content.state.paused }, "bike-4 paused")
+        #expect(envelopes.contains { $0.header.device.rawValue == "taxi-5" && $0.header.event == .end }, "taxi-5 ended")
+        #expect(
+            !envelopes.contains { $0.header.device.rawValue == "van-7" && $0.header.event == .end }, "van-7 goes on")
+
+        // Ctrl-C: the demo stops what it started, by PID, and removes its directory.
+        started = ProcessEntry.descendants(of: demo.pid)
+        let commands = started.map(\.command)
+        #expect(commands.filter { $0 == "myeline-agent" }.count == 6, "six agents left running: \(started)")
+        #expect(commands.filter { $0 == "gpsd" }.count == 2, "two gpsds: \(started)")
+        #expect(commands.contains("mosquitto") && commands.contains("mosquitto_sub"), "\(started)")
+        demo.signal(SIGINT)
+        #expect(try await demo.waitForExit() == 130)
+        // The demo returns only once what it started has ended.
+        #expect(started.filter(\.isAlive).isEmpty, "still running: \(started.filter(\.isAlive))")
+        #expect(!FileManager.default.fileExists(atPath: work), "\(work) removed")
+    }
+}
+
+/// A process from `/proc`, told apart from a later process with the same PID by its start time.
+struct ProcessEntry: CustomStringConvertible {
+    var pid: Int32
+    var parent: Int32
+    var startTime: String
+    var command: String
+
+    /// `/proc/PID/stat`: the command in parentheses, then the state, the parent, … and the start
+    /// time (field 22).
+    init?(pid: Int32) {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 19, let parent = Int32(fields[1]) else { return nil }
+        self.pid = pid
+        self.parent = parent
+        self.startTime = String(fields[19])
+        self.command = String(stat[stat.index(after: open)..<close])
+    }
+
+    /// Whether this very process still runs (a zombie, dead but not reaped, does not count).
+    var isAlive: Bool {
+        guard let now = ProcessEntry(pid: pid), now.startTime == startTime,
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return !stat[stat.index(after: close)...].hasPrefix(" Z")
+    }
+
+    var description: String { "\(pid) \(command)" }
+
+    /// Every process below `root`, children and their children.
+    static func descendants(of root: Int32) -> [ProcessEntry] {
+        let all = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
+            .compactMap(ProcessEntry.init(pid:))
+        var found: [ProcessEntry] = []
+        var parents: Set<Int32> = [root]
+        while true {
+            let next = all.filter { parents.contains($0.parent) && !found.map(\.pid).contains($0.pid) }
+            if next.isEmpty { return found }
+            found += next
+            parents = Set(next.map(\.pid))
+        }
+    }
+}
