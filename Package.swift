@@ -34,16 +34,23 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // A value behind a pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not).
+        .target(
+            name: "Locking",
+            swiftSettings: strict
+        ),
         .target(
             name: "MQTT",
             dependencies: [
                 "CMosquitto",
+                "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "LiveActivity",
+            dependencies: ["Locking"],
             swiftSettings: strict
         ),
         // Other tools' wire formats: OwnTracks JSON and Home Assistant MQTT discovery; pure, no I/O.
@@ -54,14 +61,16 @@ let package = Package(
         .target(
             name: "AgentStore",
             dependencies: [
-                .product(name: "Logging", package: "swift-log")
+                "Locking",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "Location",
             dependencies: [
-                .product(name: "Logging", package: "swift-log")
+                "Locking",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -74,6 +83,7 @@ let package = Package(
         .target(
             name: "MyelineConfiguration",
             dependencies: [
+                "Locking",
                 "MQTT",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -94,6 +104,7 @@ let package = Package(
                 "Interop",
                 "LiveActivity",
                 "Location",
+                "Locking",
                 "MQTT",
                 "MyelineConfiguration",
                 "Tracking",
@@ -110,6 +121,7 @@ let package = Package(
                 "Board",
                 "Interop",
                 "LiveActivity",
+                "Locking",
                 "MQTT",
                 "MyelineConfiguration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -132,9 +144,15 @@ let package = Package(
             dependencies: [
                 "LiveActivity",
                 "Location",
+                "Locking",
                 "MQTT",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LockingTests",
+            dependencies: ["Locking"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -149,7 +167,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationTests",
-            dependencies: ["Location", "TestSupport"],
+            dependencies: ["Location", "Locking", "TestSupport"],
             resources: [.copy("Data")],
             swiftSettings: strict
         ),
@@ -162,6 +180,7 @@ let package = Package(
             name: "AgentStoreTests",
             dependencies: [
                 "AgentStore",
+                "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -178,6 +197,7 @@ let package = Package(
                 "MyelineAggregator",
                 "LiveActivity",
                 "Location",
+                "Locking",
                 "MQTT",
                 "TestSupport",
                 "Tracking",
@@ -198,8 +218,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "Interop", "MQTT", "LiveActivity", "Location", "Tracking", "TestSupport", "MQTTProbe",
-                "MyelineAgent",
+                "AgentStore", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking", "TestSupport",
+                "MQTTProbe", "MyelineAgent",
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import Locking
 
 /// A bounded, durable first-in first-out queue of MQTT messages kept on disk while the broker is
 /// unreachable: an append-only log of CRC-checked records in segment files, and a cursor file that
@@ -21,7 +21,7 @@ public final class Outbox: Sendable {
     /// The bounds and sync policy in force.
     public let configuration: OutboxConfiguration
     private let logger: Logger
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Opens the outbox in `directory` (created if missing), recovering what a previous process left.
     ///
@@ -39,7 +39,7 @@ public final class Outbox: Sendable {
         self.configuration = configuration
         self.logger = logger
         let recovered = try State.recover(directory: directory, configuration: configuration, logger: logger)
-        state = Mutex(recovered)
+        state = Locked(recovered)
     }
 
     deinit {

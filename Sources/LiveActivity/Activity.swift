@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A running Live Activity, as in ActivityKit: fixed attributes, changing content and a lifecycle.
 ///
@@ -17,7 +17,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
 
     private let clock: any WallClock
     private let didChange: @Sendable () -> Void
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     private struct Storage {
         var machine: ActivityStateMachine
@@ -54,7 +54,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         let first = ActivityEvent(
             seq: (lastSeq ?? 0) + 1, activityID: id, attributes: attributes, timestamp: now,
             kind: lastSeq == nil ? .start(content) : .update(content, alert: nil))
-        storage = Mutex(
+        storage = Locked(
             Storage(
                 machine: ActivityStateMachine(staleDate: content.staleDate, now: now), content: content,
                 lastEvent: first))

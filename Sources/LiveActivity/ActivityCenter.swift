@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The live activities of one device, as ActivityKit's `Activity.activities` and its limit on
 /// how many may run at once; ``run()`` lets time act on them (stale, dismissed).
@@ -12,8 +12,8 @@ public final class ActivityCenter: Sendable {
     /// How many activities may be live at once.
     public let maximumActivities: Int
 
-    private let live = Mutex<[any ActivityLifecycle]>([])
-    private let wakers = Mutex(Registrations<AsyncStream<Void>.Continuation>())
+    private let live = Locked<[any ActivityLifecycle]>([])
+    private let wakers = Locked(Registrations<AsyncStream<Void>.Continuation>())
 
     /// Creates a center with a clock and a limit on live activities (8 by default).
     public init(clock: any WallClock, maximumActivities: Int = 8) {

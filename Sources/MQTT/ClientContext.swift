@@ -1,16 +1,17 @@
 import CMosquitto
 import Logging
 import Synchronization
+import Locking
 
 /// The state shared by the client's API (any task) and its network thread (libmosquitto callbacks).
 ///
 /// Passed to libmosquitto as the user pointer: the callbacks in `Mosquitto/MosquittoCallbacks.swift`
-/// turn it back into this object. All mutable state sits behind one `Mutex`, which is never held
+/// turn it back into this object. All mutable state sits behind one `Locked` lock, which is never held
 /// while calling into libmosquitto or resuming a continuation.
 final class ClientContext: Sendable {
     let configuration: MQTTConfiguration
     let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Messages dropped because a subscriber fell `subscriptionBufferSize` messages behind.
     let droppedMessages = Atomic<Int>(0)
     /// Whether every lost connection waits the maximum reconnect delay (`MQTTClient.reconnectSlowly(_:)`).

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+import Locking
 
 /// The client's own thread: it connects, runs libmosquitto's network loop, and waits out the
 /// backoff between attempts, so that no blocking call ever runs on Swift's cooperative pool.
@@ -12,7 +13,7 @@ final class NetworkLoop: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// Signalled to cut a backoff wait short when the client stops.
     private let wake = DispatchSemaphore(value: 0)
-    private let completion = Mutex<Completion>(.running(nil))
+    private let completion = Locked<Completion>(.running(nil))
 
     private enum Completion {
         case running(CheckedContinuation<Void, Never>?)

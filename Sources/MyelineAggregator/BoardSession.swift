@@ -3,7 +3,7 @@ import Foundation
 import LiveActivity
 import Logging
 import MQTT
-import Synchronization
+import Locking
 
 /// The board's shared state: the fleet, the view and the bootstrap, fed by the subscription and read
 /// by the presenter. Messages are decoded outside the lock (on the MQTT client's network thread), so a
@@ -56,7 +56,7 @@ final class BoardSession: Sendable {
     let syncTopic: String
     let clock: any WallClock
     let logger: Logger
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Rung when a change is recorded for `--follow --json`; rings while nobody listens coalesce.
     let changesRecorded: AsyncStream<Void>
     private let doorbell: AsyncStream<Void>.Continuation
@@ -71,7 +71,7 @@ final class BoardSession: Sendable {
         self.logger = logger
         var initial = State()
         initial.recordsChanges = recordsChanges
-        self.state = Mutex(initial)
+        self.state = Locked(initial)
         (changesRecorded, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The controlling terminal: its size, raw keyboard input, and the full-screen mode the board runs in.
 ///
@@ -61,7 +61,7 @@ enum Terminal {
 
 /// Keys typed at the terminal, read by a thread of its own (reads block), collected until taken.
 final class KeyboardInput: Sendable {
-    private let state = Mutex<(bytes: [UInt8], stopped: Bool)>(([], false))
+    private let state = Locked<(bytes: [UInt8], stopped: Bool)>(([], false))
 
     init() {
         let reader = Thread { [self] in readLoop() }

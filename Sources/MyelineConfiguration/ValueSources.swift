@@ -1,5 +1,5 @@
 import Configuration
-import Synchronization
+import Locking
 
 /// Records, for every key the configuration reader looks up, which provider answered and any error.
 ///
@@ -14,7 +14,7 @@ public final class ValueSources: AccessReporter, Sendable {
         public var error: String?
     }
 
-    private let records = Mutex<[String: Record]>([:])
+    private let records = Locked<[String: Record]>([:])
     /// The YAML file's path, when there is one.
     public let filePath: String?
     /// The keys, to name the flag that set one.

@@ -1,6 +1,6 @@
 import Foundation
 import LiveActivity
-import Synchronization
+import Locking
 
 /// A wall clock that moves only when a test moves it, so tests never sleep.
 ///
@@ -36,11 +36,11 @@ public final class ManualWallClock: WallClock {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a clock showing `now` (by default 2023-11-14 22:13:20 UTC, epoch 1 700 000 000).
     public init(now: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     /// The date the clock shows.

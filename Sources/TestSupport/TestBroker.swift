@@ -1,6 +1,6 @@
 import Foundation
 import MQTT
-import Synchronization
+import Locking
 
 /// A private mosquitto broker for one test: its own config in a temporary directory, listening on a
 /// unix socket there or on a free loopback port, never on a fixed port. Stopped by its PID.
@@ -26,13 +26,13 @@ public final class TestBroker: Sendable {
     /// The broker's private directory (config, socket, password file).
     public let directory: String
     private let configurationFile: String
-    private let process: Mutex<TestProcess?>
+    private let process: Locked<TestProcess?>
 
     private init(address: BrokerAddress, directory: String, configurationFile: String) {
         self.address = address
         self.directory = directory
         self.configurationFile = configurationFile
-        self.process = Mutex(nil)
+        self.process = Locked(nil)
     }
 
     /// The running broker process, for its PID and log.

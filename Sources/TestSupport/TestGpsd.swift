@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A private gpsd for one test, reading a pseudo-terminal that the test feeds with a receiver log:
 /// what `gpsfake` does, with the feeding under the test's control.
@@ -22,7 +22,7 @@ public final class TestGpsd: Sendable {
     private let directory: String
     private let master: Int32
     private let slave: Int32
-    private let process = Mutex<TestProcess?>(nil)
+    private let process = Locked<TestProcess?>(nil)
 
     private init(port: Int, devicePath: String, directory: String, master: Int32, slave: Int32) {
         self.port = port

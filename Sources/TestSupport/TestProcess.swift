@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A child process started by a test: its output is collected line by line, tests wait for a line
 /// that says it is ready (never for a fixed time), and it is stopped by its own PID.
@@ -8,7 +8,7 @@ public final class TestProcess: Sendable {
     public let pid: Int32
     /// A short name for messages, such as "mosquitto".
     public let name: String
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var lines: [String] = []
@@ -151,7 +151,7 @@ public final class TestProcess: Sendable {
 
     /// A count of lines, shared with a `@Sendable` predicate.
     private final class LineCount: Sendable {
-        private let value = Mutex(0)
+        private let value = Locked(0)
 
         func increment() -> Int {
             value.withLock { count in

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A TCP proxy on a free loopback port in front of an MQTT server on another loopback port, for
 /// fault injection: it can refuse clients for a while (a gate) and cut a connection in the middle
@@ -63,7 +63,7 @@ public final class TestTCPProxy: Sendable {
     public let port: Int
     private let upstreamPort: Int
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var isOpen = true
@@ -287,7 +287,7 @@ private final class Link: Sendable {
     let client: Int32
     let server: Int32
     /// Threads still using the sockets, and whether the server's bytes are dropped.
-    private let state = Mutex((users: 2, muted: false))
+    private let state = Locked((users: 2, muted: false))
 
     init(client: Int32, server: Int32) {
         self.client = client

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import Locking
 
 /// A fresh directory under the system's temporary directory, removed after `body`.
 func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
@@ -12,7 +12,7 @@ func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws ->
 
 /// Log lines kept in memory, for tests that check what was logged.
 final class LogRecorder: Sendable {
-    private let lines = Mutex<[(level: Logger.Level, message: String)]>([])
+    private let lines = Locked<[(level: Logger.Level, message: String)]>([])
 
     /// A logger whose lines this recorder keeps.
     var logger: Logger {

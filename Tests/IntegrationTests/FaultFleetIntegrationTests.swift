@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import MQTT
-import Synchronization
 import TestSupport
 import Testing
+import Locking
 
 /// Issue 8's fault scenarios 6 and 8, with real processes: a private mosquitto, `myeline-agent
 /// simulate` holding 200 connections, two `myeline-agent run` with the same device id, the board
@@ -296,8 +296,8 @@ struct FaultFleetIntegrationTests {
 
 /// What a line predicate counts across its calls (each line is offered to it once).
 final class Tally: Sendable {
-    private let keys = Mutex<Set<String>>([])
-    private let count = Mutex(0)
+    private let keys = Locked<Set<String>>([])
+    private let count = Locked(0)
 
     /// Adds `key`; returns how many different keys there are.
     func insert(_ key: String) -> Int {

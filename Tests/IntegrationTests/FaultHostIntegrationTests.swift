@@ -1,8 +1,8 @@
 import Foundation
 import LiveActivity
-import Synchronization
 import Testing
 import TestSupport
+import Locking
 
 /// Issue 8's faults of the host, each with real processes (a private mosquitto, the agent, an
 /// independent `mosquitto_sub` and the board, `myeline-aggregator --follow --json`), bounded in
@@ -206,7 +206,7 @@ struct FaultHostIntegrationTests {
                     let restartedAt = ContinuousClock.now
                     await broker.stop()
                     try await broker.start()
-                    let connections = Mutex(0)
+                    let connections = Locked(0)
                     try await agent.waitForLine(timeout: .seconds(60), description: "a second connection") { line in
                         // The predicate sees each line once, in order.
                         line.contains("Connected to the broker")

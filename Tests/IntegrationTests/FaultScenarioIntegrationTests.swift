@@ -1,9 +1,9 @@
 import Foundation
 import LiveActivity
 import MQTT
-import Synchronization
 import Testing
 import TestSupport
+import Locking
 
 /// Issue 8's fault scenarios 1-5 and 9, end to end: a real `myeline-agent run`, a private
 /// mosquitto, the board (`myeline-aggregator --follow --json`, whose JSON lines are what the board
@@ -46,7 +46,7 @@ enum FaultScenario {
 
     /// Whether a marker line was seen, shared with a `@Sendable` predicate.
     private final class Flag: Sendable {
-        private let value = Mutex(false)
+        private let value = Locked(false)
 
         /// Whether the flag was set before this call; sets it when `set` is true.
         func check(setting set: Bool) -> Bool {

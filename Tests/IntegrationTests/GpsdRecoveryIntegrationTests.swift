@@ -1,8 +1,8 @@
 import Foundation
 import Location
-import Synchronization
 import Testing
 import TestSupport
+import Locking
 
 /// The gpsd source when gpsd dies, goes silent, or has no fix for minutes.
 @Suite(.timeLimit(.minutes(2)))
@@ -158,7 +158,7 @@ actor UpdateRecorder {
 final class SilentServer: Sendable {
     let port: Int
     private let listener: Int32
-    private let state = Mutex<
+    private let state = Locked<
         (connections: Int, commands: [String], waiters: [(Int, CheckedContinuation<Void, Never>)])
     >((0, [], []))
     private let greeting: Bool

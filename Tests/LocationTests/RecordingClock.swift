@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A clock for pacing tests that never sleeps: `sleep(until:)` records the deadline and moves the
 /// clock to it at once, so a replay at recorded pace runs instantly and the test reads when each
@@ -12,7 +12,7 @@ final class RecordingClock: Clock, Sendable {
         static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
-    private let state = Mutex<(now: Instant, deadlines: [Duration])>((Instant(offset: .zero), []))
+    private let state = Locked<(now: Instant, deadlines: [Duration])>((Instant(offset: .zero), []))
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .nanoseconds(1) }

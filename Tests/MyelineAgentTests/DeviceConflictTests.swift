@@ -2,10 +2,10 @@ import Foundation
 import LiveActivity
 import Logging
 import MQTT
-import Synchronization
 import Testing
 
 @testable import MyelineAgent
+import Locking
 
 /// What counts as a second agent with this device id, and what does not.
 struct DeviceConflictTests {
@@ -13,7 +13,7 @@ struct DeviceConflictTests {
 
     /// Counts how many times the detector fired.
     final class Fired: Sendable {
-        let count = Mutex(0)
+        let count = Locked(0)
     }
 
     /// A detector for instance `mine` of device `twin`, started at `start`.

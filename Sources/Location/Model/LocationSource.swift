@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Anything that yields location updates: gpsd (``GpsdSource``) or a recorded file (``FileSource``).
 ///
@@ -63,7 +63,7 @@ protocol UpdateProducer: AnyObject {
 
 /// Statistics shared by a source and its running iterations.
 final class StatisticsStore: Sendable {
-    private let value = Mutex(SourceStatistics())
+    private let value = Locked(SourceStatistics())
 
     var snapshot: SourceStatistics { value.withLock { $0 } }
 

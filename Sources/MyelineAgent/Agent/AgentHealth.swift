@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// What the agent reports about itself in its status beside `online`: why it cannot save to its
 /// state directory now, if it cannot, and how far its clock is from its receiver's time, if they
@@ -13,7 +13,7 @@ final class AgentHealth: Sendable {
         var clockOffset: Int?
     }
 
-    private let report = Mutex(Report())
+    private let report = Locked(Report())
 
     /// The figures as they stand.
     var current: Report { report.withLock { $0 } }

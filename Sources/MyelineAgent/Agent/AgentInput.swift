@@ -1,6 +1,6 @@
 import LiveActivity
 import Location
-import Synchronization
+import Locking
 
 /// Everything the agent's control loop reacts to, from its several producers.
 enum AgentInput: Sendable {
@@ -49,7 +49,7 @@ final class InputQueue: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The default ``capacity``.
     static let defaultCapacity = 1024

@@ -5,8 +5,8 @@ import Location
 import Logging
 import MQTT
 import ServiceLifecycle
-import Synchronization
 import Tracking
+import Locking
 
 /// The agent: presence on the status topic, the intents on the command topic, and the device's
 /// location activities (``AgentController``) fed by the location source, with their track points
@@ -252,10 +252,10 @@ struct AgentService: Service, CustomStringConvertible {
 
 /// The control loop's next deadline, shared with the ticker.
 final class Deadline: Sendable {
-    private let date: Mutex<Date?>
+    private let date: Locked<Date?>
 
     init(_ date: Date?) {
-        self.date = Mutex(date)
+        self.date = Locked(date)
     }
 
     var value: Date? { date.withLock { $0 } }

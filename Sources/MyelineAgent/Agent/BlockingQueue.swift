@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 
 /// Runs blocking calls (the outbox's file I/O and `fsync`) one at a time on a dedicated thread,
 /// never on Swift's cooperative pool.
@@ -22,7 +22,7 @@ final class BlockingQueue: Sendable {
 /// cancelled and left to end by itself: this returns at once, whether or not `body` heeds the
 /// cancellation (awaiting another task's value does not).
 func withTimeout(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
-    let outcome = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+    let outcome = Locked<CheckedContinuation<Bool, Never>?>(nil)
     let resume: @Sendable (Bool) -> Void = { finished in
         outcome.withLock { continuation in
             continuation?.resume(returning: finished)

@@ -2,7 +2,7 @@ import Foundation
 import LiveActivity
 import Logging
 import MQTT
-import Synchronization
+import Locking
 
 /// Notices a second agent with the same device id, reports it, and keeps the two from evicting
 /// each other every second.
@@ -26,7 +26,7 @@ final class DeviceConflict: Sendable {
     let logger: Logger
     /// Called once, when the conflict is found: the agent makes its client reconnect slowly.
     let onDetected: @Sendable () -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var connections = 0

@@ -2,7 +2,7 @@ import Foundation
 import LiveActivity
 import Logging
 import MQTT
-import Synchronization
+import Locking
 
 /// Publishes one activity's events in order: each start, update and end as a retained QoS 1
 /// envelope on the activity's topic, the dismissal as a zero-length retained message.
@@ -27,7 +27,7 @@ final class EnvelopePublisher: Sendable {
         var stopAt: Int?
     }
 
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     init(client: MQTTClient, device: DeviceID, topic: String, logger: Logger) {
         self.client = client

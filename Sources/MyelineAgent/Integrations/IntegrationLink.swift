@@ -4,7 +4,7 @@ import LiveActivity
 import Location
 import Logging
 import MQTT
-import Synchronization
+import Locking
 
 /// The agent's connection for other tools (docs/integrations.md): OwnTracks locations on
 /// `owntracks/USER/DEVICE`, answers to OwnTracks `reportLocation` commands, and Home Assistant's
@@ -28,7 +28,7 @@ final class IntegrationLink: Sendable {
     let clock: any WallClock
     private let fixes: AsyncStream<LocationFix>
     private let continuation: AsyncStream<LocationFix>.Continuation
-    private let lastFix = Mutex<LocationFix?>(nil)
+    private let lastFix = Locked<LocationFix?>(nil)
 
     init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock) {
         self.configuration = configuration
