@@ -88,8 +88,9 @@ struct DemoIntegrationTests {
 struct ProcessEntry: CustomStringConvertible {
     var pid: Int32
     var parent: Int32
-    var startTime: String
-    var command: String
+    var state: Substring
+    var startTime: Substring
+    var command: Substring
 
     /// `/proc/PID/stat`: the command in parentheses, then the state, the parent, … and the start
     /// time (field 22).
@@ -99,19 +100,14 @@ struct ProcessEntry: CustomStringConvertible {
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let parent = Int32(fields[1]) else { return nil }
-        self.pid = pid
-        self.parent = parent
-        self.startTime = String(fields[19])
-        self.command = String(stat[stat.index(after: open)..<close])
+        (self.pid, self.parent, state, startTime) = (pid, parent, fields[0], fields[19])
+        command = stat[stat.index(after: open)..<close]
     }
 
     /// Whether this very process still runs (a zombie, dead but not reaped, does not count).
     var isAlive: Bool {
-        guard let now = ProcessEntry(pid: pid), now.startTime == startTime,
-            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        return !stat[stat.index(after: close)...].hasPrefix(" Z")
+        guard let now = ProcessEntry(pid: pid) else { return false }
+        return now.startTime == startTime && now.state != "Z"
     }
 
     var description: String { "\(pid) \(command)" }
