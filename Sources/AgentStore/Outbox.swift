@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import Locking
+import Logging
 
 /// A bounded, durable first-in first-out queue of MQTT messages kept on disk while the broker is
 /// unreachable: an append-only log of CRC-checked records in segment files, and a cursor file that

@@ -1,7 +1,7 @@
 import CMosquitto
+import Locking
 import Logging
 import Synchronization
-import Locking
 
 /// The state shared by the client's API (any task) and its network thread (libmosquitto callbacks).
 ///

@@ -1,9 +1,9 @@
 import CMosquitto
 import Dispatch
 import Foundation
+import Locking
 import Logging
 import Synchronization
-import Locking
 
 /// The client's own thread: it connects, runs libmosquitto's network loop, and waits out the
 /// backoff between attempts, so that no blocking call ever runs on Swift's cooperative pool.

@@ -1,9 +1,9 @@
 import Board
 import Foundation
 import LiveActivity
+import Locking
 import Logging
 import MQTT
-import Locking
 
 /// The board's shared state: the fleet, the view and the bootstrap, fed by the subscription and read
 /// by the presenter. Messages are decoded outside the lock (on the MQTT client's network thread), so a

@@ -1,6 +1,6 @@
 import Foundation
-import MQTT
 import Locking
+import MQTT
 
 /// A private mosquitto broker for one test: its own config in a temporary directory, listening on a
 /// unix socket there or on a free loopback port, never on a fixed port. Stopped by its PID.

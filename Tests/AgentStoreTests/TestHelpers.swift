@@ -1,6 +1,6 @@
 import Foundation
-import Logging
 import Locking
+import Logging
 
 /// A fresh directory under the system's temporary directory, removed after `body`.
 func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {

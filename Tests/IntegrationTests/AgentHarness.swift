@@ -155,6 +155,14 @@ enum AgentHarness {
         }
 
         func trackPoint() throws -> TrackPoint { try WireCodec.decode(TrackPoint.self, from: data) }
+
+        /// Whether this is an `online` status of a connection made after `date`: the agent back
+        /// after an outage that began then.
+        func isOnlineStatus(since date: Date) -> Bool {
+            guard topic.hasSuffix("/status"), let status = try? WireCodec.decode(StatusMessage.self, from: data)
+            else { return false }
+            return status.state == .online && (status.since ?? .distantPast) > date
+        }
     }
 
     /// Checks every payload the agent published against docs/schema with scripts/validate-json.py

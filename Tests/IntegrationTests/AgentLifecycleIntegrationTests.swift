@@ -280,10 +280,7 @@ struct AgentBrokerOutageIntegrationTests {
                 try await Task.sleep(for: .seconds(30))
                 try await broker.start()
                 try await observer.waitForLine(timeout: .seconds(60), description: "the agent back online") { line in
-                    guard let message = AgentHarness.Message(line[...]), message.topic.hasSuffix("/status"),
-                        let status = try? WireCodec.decode(StatusMessage.self, from: message.data)
-                    else { return false }
-                    return status.state == .online && (status.since ?? .distantPast) > down
+                    AgentHarness.Message(line[...])?.isOnlineStatus(since: down) ?? false
                 }
                 agent.signal(SIGTERM)
                 #expect(try await agent.waitForExit() == 0)

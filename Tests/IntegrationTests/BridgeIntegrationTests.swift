@@ -63,12 +63,8 @@ struct BridgeIntegrationTests {
                     try await site.start()
 
                     // Resynced: the agent's new online status reaches the central broker through the bridge.
-                    try await observer.waitForLine(timeout: .seconds(60), description: "dev-a back online") {
-                        line in
-                        guard let message = AgentHarness.Message(line[...]), message.topic.hasSuffix("/status"),
-                            let status = try? WireCodec.decode(StatusMessage.self, from: message.data)
-                        else { return false }
-                        return status.state == .online && (status.since ?? .distantPast) > down
+                    try await observer.waitForLine(timeout: .seconds(60), description: "dev-a back online") { line in
+                        AgentHarness.Message(line[...])?.isOnlineStatus(since: down) ?? false
                     }
                     // Points made during the outage and after: the outbox drains in order, so a point
                     // well after the last one seen before the restart means those before it are out.

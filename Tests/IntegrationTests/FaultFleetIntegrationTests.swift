@@ -1,9 +1,9 @@
 import Foundation
+import Locking
 import Logging
 import MQTT
 import TestSupport
 import Testing
-import Locking
 
 /// Issue 8's fault scenarios 6 and 8, with real processes: a private mosquitto, `myeline-agent
 /// simulate` holding 200 connections, two `myeline-agent run` with the same device id, the board

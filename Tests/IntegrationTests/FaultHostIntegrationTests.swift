@@ -1,8 +1,8 @@
 import Foundation
 import LiveActivity
-import Testing
-import TestSupport
 import Locking
+import TestSupport
+import Testing
 
 /// Issue 8's faults of the host, each with real processes (a private mosquitto, the agent, an
 /// independent `mosquitto_sub` and the board, `myeline-aggregator --follow --json`), bounded in

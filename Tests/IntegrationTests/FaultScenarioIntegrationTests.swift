@@ -1,9 +1,9 @@
 import Foundation
 import LiveActivity
-import MQTT
-import Testing
-import TestSupport
 import Locking
+import MQTT
+import TestSupport
+import Testing
 
 /// Issue 8's fault scenarios 1-5 and 9, end to end: a real `myeline-agent run`, a private
 /// mosquitto, the board (`myeline-aggregator --follow --json`, whose JSON lines are what the board
@@ -306,10 +306,7 @@ struct BrokerFaultScenarioTests {
                     proxy.setOpen(true)
                     try await observer.waitForLine(timeout: .seconds(30), description: "the agent back online") {
                         line in
-                        guard let message = AgentHarness.Message(line[...]), message.topic.hasSuffix("/status"),
-                            let status = try? WireCodec.decode(StatusMessage.self, from: message.data)
-                        else { return false }
-                        return status.state == .online && (status.since ?? .distantPast) > down
+                        AgentHarness.Message(line[...])?.isOnlineStatus(since: down) ?? false
                     }
                     let online = FaultScenario.seconds(since: restarted)
                     FaultScenario.report(

@@ -1,8 +1,8 @@
 import Foundation
 import Location
-import Testing
-import TestSupport
 import Locking
+import TestSupport
+import Testing
 
 /// The gpsd source when gpsd dies, goes silent, or has no fix for minutes.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,11 +1,11 @@
 import Foundation
 import LiveActivity
+import Locking
 import Logging
 import MQTT
 import Testing
 
 @testable import MyelineAgent
-import Locking
 
 /// What counts as a second agent with this device id, and what does not.
 struct DeviceConflictTests {

@@ -2,11 +2,11 @@ import AgentStore
 import Foundation
 import LiveActivity
 import Location
+import Locking
 import Logging
 import MQTT
 import ServiceLifecycle
 import Tracking
-import Locking
 
 /// The agent: presence on the status topic, the intents on the command topic, and the device's
 /// location activities (``AgentController``) fed by the location source, with their track points

@@ -1,8 +1,8 @@
 import Foundation
 import LiveActivity
+import Locking
 import Logging
 import MQTT
-import Locking
 
 /// Notices a second agent with the same device id, reports it, and keeps the two from evicting
 /// each other every second.

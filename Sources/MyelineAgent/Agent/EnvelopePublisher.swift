@@ -1,8 +1,8 @@
 import Foundation
 import LiveActivity
+import Locking
 import Logging
 import MQTT
-import Locking
 
 /// Publishes one activity's events in order: each start, update and end as a retained QoS 1
 /// envelope on the activity's topic, the dismissal as a zero-length retained message.

@@ -2,9 +2,9 @@ import Foundation
 import Interop
 import LiveActivity
 import Location
+import Locking
 import Logging
 import MQTT
-import Locking
 
 /// The agent's connection for other tools (docs/integrations.md): OwnTracks locations on
 /// `owntracks/USER/DEVICE`, answers to OwnTracks `reportLocation` commands, and Home Assistant's
