@@ -17,8 +17,9 @@ let package = Package(
         .library(name: "Location", targets: ["Location"]),
         .library(name: "Board", targets: ["Board"]),
         .library(name: "Interop", targets: ["Interop"]),
-        // For the fuzz targets in Fuzzing/, which compile the agent's configuration reader.
+        // For the fuzz targets in Fuzzing/, which read the agent's configuration.
         .library(name: "MyelineConfiguration", targets: ["MyelineConfiguration"]),
+        .library(name: "MyelineAgentKit", targets: ["MyelineAgentKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -97,10 +98,17 @@ let package = Package(
             dependencies: ["Interop", "LiveActivity"],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "MyelineAgent",
+        // Small shared helpers for structured concurrency: the blocking executor, timeouts.
+        .target(
+            name: "AsyncSupport",
+            swiftSettings: strict
+        ),
+        // myeline-agent's logic: its commands, configuration, services and the I/O around the core.
+        .target(
+            name: "MyelineAgentKit",
             dependencies: [
                 "AgentStore",
+                "AsyncSupport",
                 "Interop",
                 "LiveActivity",
                 "Location",
@@ -113,6 +121,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        // The executable: `main` only.
+        .executableTarget(
+            name: "MyelineAgent",
+            dependencies: ["MyelineAgentKit"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -148,6 +162,11 @@ let package = Package(
                 "MQTT",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AsyncSupportTests",
+            dependencies: ["AsyncSupport", "Locking"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -193,7 +212,7 @@ let package = Package(
         .testTarget(
             name: "MyelineAgentTests",
             dependencies: [
-                "MyelineAgent",
+                "MyelineAgentKit",
                 "MyelineAggregator",
                 "LiveActivity",
                 "Location",
@@ -219,7 +238,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "AgentStore", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking", "TestSupport",
-                "MQTTProbe", "MyelineAgent",
+                "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
             ],
             swiftSettings: strict
         ),

@@ -20,7 +20,6 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
     ],
     targets: [
         // libFuzzer's driver, declared for Swift.
@@ -64,20 +63,13 @@ let package = Package(
             dependencies: ["FuzzSupport", .product(name: "LiveActivity", package: myeline)],
             swiftSettings: strict
         ),
-        // The agent's configuration reader lives in the myeline-agent executable, which cannot be
-        // linked into another executable: this target compiles its files (symbolic links into
-        // Sources/MyelineAgent/Configuration) beside the fuzz entry point.
+        // The agent's configuration reader, as `myeline-agent --config` runs it.
         .executableTarget(
             name: "FuzzConfiguration",
             dependencies: [
                 "FuzzSupport",
-                .product(name: "Interop", package: myeline),
-                .product(name: "LiveActivity", package: myeline),
-                .product(name: "Location", package: myeline),
-                .product(name: "MQTT", package: myeline),
+                .product(name: "MyelineAgentKit", package: myeline),
                 .product(name: "MyelineConfiguration", package: myeline),
-                .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -71,6 +71,14 @@ public enum PasswordSource: Hashable, Sendable {
                 "cannot read the password file \(path): \(reason); create it readable by this user (mode 0600)")
         }
         defer { fclose(file) }
+        // fopen opens a directory for reading; only the first read fails (EISDIR).
+        var status = stat()
+        if fstat(fileno(file), &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let what = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file"
+            throw MQTTError(
+                .invalidConfiguration,
+                "the password file \(path) is \(what): point mqtt.password-file at a file holding the password")
+        }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -84,7 +92,8 @@ public enum PasswordSource: Hashable, Sendable {
             }
         }
         if ferror(file) != 0 {
-            throw MQTTError(.invalidConfiguration, "cannot read the password file \(path): read error")
+            let reason = String(cString: strerror(errno))
+            throw MQTTError(.invalidConfiguration, "cannot read the password file \(path): \(reason)")
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw MQTTError(.invalidConfiguration, "the password file \(path) is not UTF-8 text")

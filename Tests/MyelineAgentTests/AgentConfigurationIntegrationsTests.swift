@@ -1,7 +1,7 @@
 import MyelineConfiguration
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The `owntracks.*` and `homeassistant.*` keys: defaults that follow the device, the environment
 /// variables, and mistakes that name their key.

@@ -5,7 +5,7 @@ import Location
 import MQTT
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The agent's configuration: defaults, precedence, errors that name their key, the example file.
 struct AgentConfigurationTests {

@@ -4,7 +4,7 @@ import Location
 import Testing
 import Tracking
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The glue from the agent's configuration to the tracker, the activity and the dismissal policy.
 struct AgentConfigurationTrackingTests {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// `myeline-agent check-config`: the printed configuration, masked secrets, and exit status 64.
 struct CheckConfigTests {
@@ -108,8 +108,10 @@ struct CheckConfigTests {
                 ["--device", "van-7"],
                 environment: ["MYELINE_MQTT_USERNAME": "u", "MYELINE_MQTT_PASSWORD_FILE": "/nonexistent/password"])
         }
-        #expect(AgentCommand.exitCode(for: error!) == .validationFailure)
-        #expect(AgentCommand.message(for: error!).hasPrefix("mqtt.password-file: cannot read the password file"))
+        let thrown = try #require(error)
+        let failure = try #require(AgentCommand.failure(for: thrown))
+        #expect(failure.kind.exitStatus == 64)
+        #expect(failure.message.hasPrefix("mqtt.password-file: cannot read the password file"))
     }
 
     @Test(arguments: [
@@ -121,9 +123,10 @@ struct CheckConfigTests {
     ])
     func invalidConfigurationExitsWith64(arguments: [String], message: String) async throws {
         let error = await #expect(throws: (any Error).self) { try await Self.render(arguments) }
-        #expect(AgentCommand.exitCode(for: error!) == .validationFailure)
-        #expect(AgentCommand.exitCode(for: error!).rawValue == 64)
-        #expect(AgentCommand.message(for: error!).hasPrefix(message), "\(AgentCommand.message(for: error!))")
+        let thrown = try #require(error)
+        let failure = try #require(AgentCommand.failure(for: thrown))
+        #expect(failure.kind.exitStatus == 64)
+        #expect(failure.message.hasPrefix(message), "\(failure.message)")
     }
 
     @Test func thereIsNoPasswordFlag() {

@@ -2,7 +2,7 @@ import ArgumentParser
 import LiveActivity
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 @testable import MyelineAggregator
 
 /// The executables' help and version, pinned at an 80-column terminal.

@@ -5,7 +5,7 @@ import Logging
 import MQTT
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// What counts as a second agent with this device id, and what does not.
 struct DeviceConflictTests {

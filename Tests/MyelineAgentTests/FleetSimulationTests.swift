@@ -5,7 +5,7 @@ import Location
 import TestSupport
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The load generator's fleet: devices in turn along real GPX tracks, numbered as agents number them.
 struct FleetSimulationTests {

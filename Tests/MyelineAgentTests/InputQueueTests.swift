@@ -3,7 +3,7 @@ import LiveActivity
 import Location
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The control loop's inbox: batches, back-pressure on location updates, and its end.
 @Suite(.timeLimit(.minutes(1)))

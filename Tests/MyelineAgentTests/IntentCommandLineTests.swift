@@ -2,7 +2,7 @@ import ArgumentParser
 import LiveActivity
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The intent subcommands' help, pinned at an 80-column terminal.
 struct IntentCommandLineTests {

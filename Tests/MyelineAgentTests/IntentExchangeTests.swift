@@ -3,7 +3,7 @@ import LiveActivity
 import MQTT
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// The intent round trip's state machine, event by event, and what the command line prints for
 /// each outcome: no broker, no sockets, no clock.

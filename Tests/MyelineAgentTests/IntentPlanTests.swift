@@ -2,7 +2,7 @@ import Foundation
 import LiveActivity
 import Testing
 
-@testable import MyelineAgent
+@testable import MyelineAgentKit
 
 /// What the agent does for each intent, as a table: the command, its running activities (oldest
 /// first), and the plan.

@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import FuzzSupport
+import MyelineAgentKit
+import MyelineConfiguration
 
 /// The file the input is written to: in memory where possible, without fsync, so that the disk
 /// does not set the pace.

@@ -1,7 +1,7 @@
 import MyelineConfiguration
 
 /// A checked configuration and where each of its values came from.
-struct LoadedConfiguration: Sendable {
+public struct LoadedConfiguration: Sendable {
     /// The configuration.
     var configuration: AgentConfiguration
     /// Where each value came from.
@@ -11,9 +11,9 @@ struct LoadedConfiguration: Sendable {
 }
 
 /// Reads the agent's configuration from flags, `MYELINE_*` environment variables and a YAML file.
-enum ConfigurationLoader {
+public enum ConfigurationLoader {
     /// The file read when `--config` is not given, if it exists.
-    static let defaultFilePath = "/etc/myeline/agent.yaml"
+    public static let defaultFilePath = "/etc/myeline/agent.yaml"
 
     /// Reads and checks the configuration.
     ///
@@ -23,7 +23,7 @@ enum ConfigurationLoader {
     ///   - environment: the process environment.
     ///   - defaultFile: the file read without `--config`, if it exists.
     /// - Throws: ``ConfigurationError`` naming the key, file or variable at fault.
-    static func load(
+    public static func load(
         flags: [String: String], file: String?, environment: [String: String],
         defaultFile: String = defaultFilePath
     ) async throws(ConfigurationError) -> LoadedConfiguration {

@@ -61,26 +61,18 @@ struct ConfigurationOptions: ParsableArguments {
 
     /// Reads and checks the configuration, with these flags first.
     ///
-    /// - Throws: a `ValidationError` (exit status 64) naming the key at fault.
+    /// - Throws: ``ConfigurationError`` (exit status 64, without the usage) naming the key at fault.
     func load(
         environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
-    ) async throws -> LoadedConfiguration {
-        do {
-            return try await ConfigurationLoader.load(
-                flags: values, file: connection.configFile, environment: environment, defaultFile: defaultFile)
-        } catch {
-            throw ValidationError(error.description)
-        }
+    ) async throws(ConfigurationError) -> LoadedConfiguration {
+        try await ConfigurationLoader.load(
+            flags: values, file: connection.configFile, environment: environment, defaultFile: defaultFile)
     }
 
-    /// Reads and checks the configuration, then reads the broker password, if one is configured.
-    ///
-    /// - Returns: the configuration and the password (`nil` without one); the password is never logged.
-    /// - Throws: a `ValidationError` (exit status 64) naming the key or variable at fault.
     /// Loads the configuration and the password for a command that connects (`run`,
     /// `remove-integrations`), and sends the logs to stderr at the configured level.
     ///
-    /// - Throws: a `ValidationError` (exit status 64) naming the key at fault.
+    /// - Throws: ``ConfigurationError`` (exit status 64) naming the key at fault.
     func loadForConnecting(environment: [String: String]) async throws -> (
         loaded: LoadedConfiguration, password: String?
     ) {
@@ -94,14 +86,14 @@ struct ConfigurationOptions: ParsableArguments {
         return (loaded, password)
     }
 
+    /// Reads and checks the configuration, then reads the broker password, if one is configured.
+    ///
+    /// - Returns: the configuration and the password (`nil` without one); the password is never logged.
+    /// - Throws: ``ConfigurationError`` (exit status 64) naming the key or variable at fault.
     func loadWithPassword(
         environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFilePath
-    ) async throws -> (loaded: LoadedConfiguration, password: String?) {
+    ) async throws(ConfigurationError) -> (loaded: LoadedConfiguration, password: String?) {
         let loaded = try await load(environment: environment, defaultFile: defaultFile)
-        do {
-            return (loaded, try loaded.configuration.mqtt.loadPassword(environment: environment))
-        } catch {
-            throw ValidationError(error.description)
-        }
+        return (loaded, try loaded.configuration.mqtt.loadPassword(environment: environment))
     }
 }

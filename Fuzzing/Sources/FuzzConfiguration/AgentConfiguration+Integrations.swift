@@ -1,1 +1,0 @@
-../../../Sources/MyelineAgent/Configuration/AgentConfiguration+Integrations.swift

@@ -1,1 +1,0 @@
-../../../Sources/MyelineAgent/Configuration/AgentConfiguration+Reader.swift

@@ -1,1 +1,0 @@
-../../../Sources/MyelineAgent/Configuration/ConfigurationLoader.swift

@@ -1,1 +1,0 @@
-../../../Sources/MyelineAgent/Configuration/SharedConfigurationTypes.swift

@@ -1,0 +1,3 @@
+import MyelineAgentKit
+
+await AgentCommand.start()

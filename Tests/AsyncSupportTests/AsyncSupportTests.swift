@@ -1,0 +1,70 @@
+import AsyncSupport
+import Locking
+import Testing
+
+@Suite("BlockingExecutor")
+struct BlockingExecutorTests {
+    struct Refused: Error, Equatable {}
+
+    @Test func callsRunInSubmissionOrderAndReturnTheirResults() async throws {
+        let executor = BlockingExecutor(label: "test.blocking")
+        let log = Locked<[Int]>([])
+        let results = await withTaskGroup(of: Int.self) { group in
+            // Submitted from one task, one after the other: the executor keeps that order.
+            for index in 0..<50 {
+                let value = await executor.run { () -> Int in
+                    log.withLock { $0.append(index) }
+                    return index * 2
+                }
+                group.addTask { value }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(log.withLock { $0 } == Array(0..<50))
+        #expect(results.sorted() == (0..<50).map { $0 * 2 })
+    }
+
+    @Test func anErrorIsThrownToTheCallerWithItsType() async {
+        let executor = BlockingExecutor(label: "test.blocking")
+        await #expect(throws: Refused()) {
+            try await executor.run { () throws(Refused) -> Int in throw Refused() }
+        }
+    }
+}
+
+@Suite("withTimeout")
+struct TimeoutTests {
+    @Test func aResultInTimeIsReturned() async {
+        let value = await withTimeout(.seconds(3600)) { 42 }
+        #expect(value == 42)
+    }
+
+    @Test func onTimeOutTheOperationIsCancelledAndHasEndedBeforeItReturns() async {
+        let ended = Locked(false)
+        let value = await withTimeout(.milliseconds(20)) { () -> Int in
+            try? await Task.sleep(for: .seconds(3600))
+            let cancelled = Task.isCancelled
+            ended.withLock { $0 = true }
+            return cancelled ? -1 : 1
+        }
+        #expect(value == nil)
+        // Structured: the operation has run to its end, so nothing is left running.
+        #expect(ended.withLock { $0 })
+    }
+
+    @Test func cancellingTheCallerCancelsTheOperation() async {
+        let started = AsyncStream<Void>.makeStream()
+        let task = Task {
+            await withTimeout(.seconds(3600)) { () -> Bool in
+                started.continuation.yield()
+                try? await Task.sleep(for: .seconds(3600))
+                return Task.isCancelled
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        task.cancel()
+        // The operation saw the cancellation and returned its value.
+        #expect(await task.value == true)
+    }
+}
