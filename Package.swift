@@ -214,6 +214,7 @@ let package = Package(
             dependencies: [
                 "MyelineAgentKit",
                 "MyelineAggregator",
+                "MyelineConfiguration",
                 "LiveActivity",
                 "Location",
                 "Locking",

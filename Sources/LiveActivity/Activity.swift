@@ -20,24 +20,8 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     private let storage: Locked<Storage>
 
     private struct Storage {
-        var machine: ActivityStateMachine
-        var content: Content
-        var lastEvent: ActivityEvent<Attributes>
+        var model: ActivityModel<Attributes>
         var subscribers = Registrations<ActivitySubscriber<Attributes>>()
-
-        mutating func record(_ kind: ActivityEvent<Attributes>.Kind, at now: Date) {
-            lastEvent = ActivityEvent(
-                seq: lastEvent.seq + 1, activityID: lastEvent.activityID, attributes: lastEvent.attributes,
-                timestamp: now, kind: kind)
-            subscribers.yield(lastEvent)
-        }
-    }
-
-    /// What one call changed, for ``change(at:_:)`` to publish.
-    private struct Change {
-        var content: Content?
-        var event: ActivityEvent<Attributes>.Kind?
-        var states: [ActivityState]
     }
 
     /// A new activity, whose first event is its start (seq 1); or, with `resumingAfter`, one that
@@ -46,18 +30,14 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         id: String, attributes: Attributes, content: Content, clock: any WallClock, resumingAfter lastSeq: Int? = nil,
         didChange: @escaping @Sendable () -> Void
     ) {
-        let now = clock.now
         self.id = id
         self.attributes = attributes
         self.clock = clock
         self.didChange = didChange
-        let first = ActivityEvent(
-            seq: (lastSeq ?? 0) + 1, activityID: id, attributes: attributes, timestamp: now,
-            kind: lastSeq == nil ? .start(content) : .update(content, alert: nil))
         storage = Locked(
             Storage(
-                machine: ActivityStateMachine(staleDate: content.staleDate, now: now), content: content,
-                lastEvent: first))
+                model: ActivityModel(
+                    id: id, attributes: attributes, content: content, now: clock.now, resumingAfter: lastSeq)))
     }
 
     /// Starts an activity in `center`, the ActivityKit spelling of ``ActivityCenter/request(attributes:content:id:)``.
@@ -71,13 +51,13 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
 
     /// The activity's latest event: its start, or the change that followed it. What `events`
     /// replays first; for publishers that act on each change at once rather than subscribe.
-    public var lastEvent: ActivityEvent<Attributes> { storage.withLock { $0.lastEvent } }
+    public var lastEvent: ActivityEvent<Attributes> { storage.withLock { $0.model.lastEvent } }
 
     /// The current content: the last one given to `request`, `update` or `end`.
-    public var content: Content { storage.withLock { $0.content } }
+    public var content: Content { storage.withLock { $0.model.content } }
 
     /// The current lifecycle state.
-    public var activityState: ActivityState { storage.withLock { $0.machine.state } }
+    public var activityState: ActivityState { storage.withLock { $0.model.state } }
 
     /// The states the activity enters from now on, for one consumer; finishes after `.dismissed`.
     public var activityStateUpdates: ActivityUpdates<ActivityState> { subscribe(ActivitySubscriber.state) }
@@ -91,7 +71,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// Like a retained MQTT message, a late consumer gets the current event without the history;
     /// `seq` tells it how many came before.
     public var events: ActivityUpdates<ActivityEvent<Attributes>> {
-        subscribe(ActivitySubscriber.event, replaying: \.lastEvent)
+        subscribe(ActivitySubscriber.event, replaying: \.model.lastEvent)
     }
 
     /// Replaces the content, optionally with an alert; the state becomes stale or active from the
@@ -100,15 +80,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// - Throws: `ActivityError` `.activityEnded` if the activity has ended or was dismissed.
     public func update(_ content: Content, alertConfiguration: AlertConfiguration? = nil) throws(ActivityError) {
         let now = clock.now
-        do throws(ActivityError) {
-            try change(at: now) { storage throws(ActivityError) in
-                let states = try storage.machine.update(staleDate: content.staleDate, now: now)
-                storage.content = content
-                return Change(content: content, event: .update(content, alert: alertConfiguration), states: states)
-            }
-        } catch {
-            throw identified(error)
-        }
+        try apply { model throws(ActivityError) in try model.update(content, alert: alertConfiguration, now: now) }
     }
 
     /// Ends the activity, optionally with final content (nil keeps the current content), and
@@ -117,50 +89,37 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// - Throws: `ActivityError` `.activityEnded` if the activity has ended or was dismissed.
     public func end(_ content: Content?, dismissalPolicy: ActivityUIDismissalPolicy = .default) throws(ActivityError) {
         let now = clock.now
-        do throws(ActivityError) {
-            try change(at: now) { storage throws(ActivityError) in
-                let ending = try storage.machine.end(dismissalPolicy: dismissalPolicy, now: now)
-                if let content { storage.content = content }
-                let event = ActivityEvent<Attributes>.Kind.end(storage.content, dismissalDate: ending.dismissalDate)
-                return Change(content: content, event: event, states: ending.stateChanges)
-            }
-        } catch {
-            throw identified(error)
-        }
+        try apply { model throws(ActivityError) in try model.end(content, dismissalPolicy: dismissalPolicy, now: now) }
     }
 
     /// Lets time act on the activity (stale, dismissed) and returns its next deadline.
     func tick(now: Date) -> Date? {
-        change(at: now) { storage in Change(states: storage.machine.tick(now: now)) }
+        apply { model in model.tick(now: now) }
     }
 
-    /// Applies a change under the lock and publishes it to every stream in order, then finishes
-    /// the streams of a dismissed activity and tells the center.
+    /// Applies a change to the model under the lock and publishes what it changed to every stream
+    /// in order, then finishes the streams of a dismissed activity and tells the center.
     ///
-    /// - Returns: the next deadline of the state machine.
+    /// - Returns: the model's next deadline.
     @discardableResult
-    private func change<Failure: Error>(
-        at now: Date, _ body: (inout Storage) throws(Failure) -> Change
+    private func apply<Failure: Error>(
+        _ body: (inout ActivityModel<Attributes>) throws(Failure) -> [ActivityModel<Attributes>.Change]
     ) throws(Failure) -> Date? {
         let (finished, changed, deadline) = try storage.withLock { storage throws(Failure) in
-            let change = try body(&storage)
-            if let content = change.content { storage.subscribers.yield(content) }
-            if let event = change.event { storage.record(event, at: now) }
-            for state in change.states {
-                storage.subscribers.yield(state)
-                if state == .dismissed { storage.record(.dismissed, at: now) }
+            let changes = try body(&storage.model)
+            for change in changes {
+                switch change {
+                case .content(let content): storage.subscribers.yield(content)
+                case .event(let event): storage.subscribers.yield(event)
+                case .state(let state): storage.subscribers.yield(state)
+                }
             }
-            let finished = storage.machine.state == .dismissed ? storage.subscribers.removeAll() : []
-            return (finished, change.event != nil || !change.states.isEmpty, storage.machine.nextDeadline)
+            let finished = storage.model.state == .dismissed ? storage.subscribers.removeAll() : []
+            return (finished, !changes.isEmpty, storage.model.nextDeadline)
         }
         for subscriber in finished { subscriber.finish() }
         if changed { didChange() }
         return deadline
-    }
-
-    /// The error with this activity's id in front of its message.
-    private func identified(_ error: ActivityError) -> ActivityError {
-        ActivityError(error.code, "activity \"\(id)\": \(error.message)")
     }
 
     private func subscribe<Element>(
@@ -170,7 +129,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         let (stream, continuation) = AsyncStream<Element>.makeStream()
         let token = storage.withLock { storage -> Int? in
             if let latest { continuation.yield(latest(storage)) }
-            guard storage.machine.state != .dismissed else { return nil }
+            guard storage.model.state != .dismissed else { return nil }
             return storage.subscribers.add(subscriber(continuation))
         }
         if let token {

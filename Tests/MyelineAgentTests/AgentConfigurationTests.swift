@@ -1,3 +1,4 @@
+import MyelineConfiguration
 import ArgumentParser
 import Foundation
 import LiveActivity
