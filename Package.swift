@@ -103,10 +103,23 @@ let package = Package(
             name: "AsyncSupport",
             swiftSettings: strict
         ),
+        // The agent's decisions as one pure state machine: events in, actions out; no I/O.
+        .target(
+            name: "AgentCore",
+            dependencies: [
+                "AgentStore",
+                "LiveActivity",
+                "Location",
+                "Tracking",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // myeline-agent's logic: its commands, configuration, services and the I/O around the core.
         .target(
             name: "MyelineAgentKit",
             dependencies: [
+                "AgentCore",
                 "AgentStore",
                 "AsyncSupport",
                 "Interop",
@@ -162,6 +175,11 @@ let package = Package(
                 "MQTT",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AgentCoreTests",
+            dependencies: ["AgentCore", "AgentStore", "LiveActivity", "Location", "Tracking"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -54,9 +54,7 @@ public final class ActivityCenter: Sendable {
     private func add<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, resumingAfter: Int?
     ) throws(ActivityError) -> Activity<Attributes> {
-        if let problem = Identifier.problem(id, as: .activity) {
-            throw ActivityError(.invalidActivityID, problem)
-        }
+        try ActivityModel<Attributes>.validate(id: id)
         tickAll()
         let activity = try live.withLock { live throws(ActivityError) in
             live.removeAll { $0.isDismissed }

@@ -33,7 +33,8 @@ public struct ActivityError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The message.
     public var description: String { message }
 
-    init(_ code: Code, _ message: String) {
+    /// Creates an error of `code` with a message that names the values at fault and the fix.
+    public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -42,6 +42,16 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
         machine = ActivityStateMachine(staleDate: content.staleDate, now: now)
     }
 
+    /// Checks an activity id: 1-64 characters a-z, 0-9, `.`, `_` or `-`, starting with a letter or
+    /// digit (it is an MQTT topic level).
+    ///
+    /// - Throws: `ActivityError` `.invalidActivityID` naming the value and the rule.
+    public static func validate(id: String) throws(ActivityError) {
+        if let problem = Identifier.problem(id, as: .activity) {
+            throw ActivityError(.invalidActivityID, problem)
+        }
+    }
+
     /// The current lifecycle state.
     public var state: ActivityState { machine.state }
 

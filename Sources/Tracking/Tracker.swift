@@ -16,6 +16,16 @@ public struct Tracker: Sendable {
     /// The content state of a location activity.
     public typealias ContentState = LocationActivityAttributes.ContentState
 
+    /// Which clock the trip's elapsed time runs on.
+    public enum TripClock: Hashable, Sendable {
+        /// The wall clock (a live receiver): elapsed counts from the start to `now`, pauses excluded.
+        case wall
+        /// The recording's own times (a replay, at whatever speed): elapsed counts the recorded
+        /// time from the first fix to the latest (`recordedAt` of ``Tracker/receive(_:now:recordedAt:)``),
+        /// pauses excluded; it stands still between fixes.
+        case recording
+    }
+
     /// What one event asks the agent to do.
     public struct Output: Hashable, Sendable {
         /// The budget's decision and its reason, for logs.
@@ -46,14 +56,19 @@ public struct Tracker: Sendable {
     public let startedAt: Date
     /// The time of the latest fix, UTC; nil before the first.
     public private(set) var lastFixTime: Date?
+    /// The clock elapsed time runs on.
+    public let tripClock: TripClock
+    /// With ``TripClock/recording``: the recorded time of the latest fix; nil before the first.
+    private var recordedNow: Date?
 
     /// Creates a tracker for a new trip, or resumes one from a persisted snapshot, at `now`.
     public init(
         attributes: LocationActivityAttributes, policy: TrackingPolicy, now: Date,
-        resuming snapshot: TripAccumulator.Snapshot? = nil
+        resuming snapshot: TripAccumulator.Snapshot? = nil, tripClock: TripClock = .wall
     ) {
         self.attributes = attributes
         self.policy = policy
+        self.tripClock = tripClock
         startedAt = now
         let destination = attributes.destination.map(Coordinate.init)
         trip = TripAccumulator(
@@ -69,10 +84,17 @@ public struct Tracker: Sendable {
     }
 
     /// Takes one location update (already through the source's fix gate).
-    public mutating func receive(_ update: LocationUpdate, now: Date) -> Output {
+    ///
+    /// - Parameter recordedAt: with ``TripClock/recording``, the time the recording gives this
+    ///   update (the fix's time is the wall clock's, for the content); ignored with ``TripClock/wall``.
+    public mutating func receive(_ update: LocationUpdate, now: Date, recordedAt: Date? = nil) -> Output {
         var change = UpdateBudget.Change.none
         var events: [AlertMonitor.Event] = []
         var trackFix: LocationFix?
+        if tripClock == .recording, let recordedAt, update.fix != nil {
+            if recordedNow == nil { trip.restartClock(at: recordedAt) }
+            recordedNow = max(recordedNow ?? recordedAt, recordedAt)
+        }
         switch location.receive(update, now: now) {
         case .located(let fix):
             lastFixTime = fix.time
@@ -92,12 +114,18 @@ public struct Tracker: Sendable {
     /// Pauses the trip: no more distance, elapsed time or track points until ``resume(now:)``.
     /// A state change when it was running; a plain budget check when already paused.
     public mutating func pause(now: Date) -> Output {
-        output(change: trip.pause(now: now) ? .state : .none, now: now)
+        output(change: trip.pause(now: tripTime(now)) ? .state : .none, now: now)
     }
 
     /// Resumes a paused trip. A state change when it was paused; a plain budget check otherwise.
     public mutating func resume(now: Date) -> Output {
-        output(change: trip.resume(now: now) ? .state : .none, now: now)
+        output(change: trip.resume(now: tripTime(now)) ? .state : .none, now: now)
+    }
+
+    /// Breaks the track (``TripAccumulator/startSegment()``): the replay starts again from the top of
+    /// its file, and the jump back to its first point is not distance travelled.
+    public mutating func startSegment() {
+        trip.startSegment()
     }
 
     /// Lets time pass without an update: ends the no-fix grace and publishes heartbeats and pending changes when due.
@@ -125,7 +153,16 @@ public struct Tracker: Sendable {
 
     /// The trip totals at `now`, to persist.
     public func snapshot(now: Date) -> TripAccumulator.Snapshot {
-        trip.snapshot(now: now)
+        trip.snapshot(now: tripTime(now))
+    }
+
+    /// `now` on the trip's clock: the wall clock's, or the latest recorded time (the trip's origin
+    /// before the first fix).
+    private func tripTime(_ now: Date) -> Date {
+        switch tripClock {
+        case .wall: now
+        case .recording: recordedNow ?? trip.runningSince ?? now
+        }
     }
 
     /// The stale date: the last fix time (or the start, before any fix) plus `staleAfter`.
@@ -136,7 +173,8 @@ public struct Tracker: Sendable {
     /// The content the activity shows at `now`, published or not.
     public func content(now: Date) -> ActivityContent<ContentState> {
         var state = ContentState(
-            distance: trip.distance, elapsed: trip.elapsed(now: now), paused: trip.isPaused, progress: trip.progress)
+            distance: trip.distance, elapsed: trip.elapsed(now: tripTime(now)), paused: trip.isPaused,
+            progress: trip.progress)
         if let fix = location.fix {
             state.latitude = fix.latitude
             state.longitude = fix.longitude

@@ -69,9 +69,11 @@ public struct TripAccumulator: Sendable {
     /// The latest fix's time, UTC; nil before the first fix.
     public private(set) var lastFixTime: Date?
 
+    /// Since when the running trip counts elapsed time (its start, resumption or unpause); nil while paused.
+    public private(set) var runningSince: Date?
+
     private let policy: TrackingPolicy
     private var elapsedBefore: TimeInterval
-    private var runningSince: Date?
     private var lastCounted: Coordinate?
     private var lastCountedAccuracy: Double?
     private var startDistance: Double?
@@ -146,6 +148,25 @@ public struct TripAccumulator: Sendable {
         isPaused = false
         runningSince = now
         return true
+    }
+
+    /// Breaks the track: the next fix is a first counted point, with no distance from the last one.
+    ///
+    /// For a discontinuity that is not a movement: a replay that starts again from the top of its
+    /// file (a loop, or the agent restarted on a replay), where the straight line from the last
+    /// point to the file's first is no distance travelled.
+    public mutating func startSegment() {
+        lastCounted = nil
+        lastCountedAccuracy = nil
+        samples.removeAll()
+    }
+
+    /// Moves the elapsed clock's origin to `date`, keeping the time counted so far: a running trip
+    /// counts on from `date`. For a trip timed by a recording's times rather than the wall clock
+    /// (a replay), whose first time is only known at its first fix.
+    public mutating func restartClock(at date: Date) {
+        guard runningSince != nil else { return }
+        runningSince = date
     }
 
     /// Forgets the recent speed, for when the fixes stop: the next ETA waits for new fixes.

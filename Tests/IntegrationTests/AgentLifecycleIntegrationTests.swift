@@ -229,19 +229,23 @@ struct AgentLifecycleIntegrationTests {
                 try await broker.start()
                 let observer = try await AgentHarness.observer(broker)
                 defer { observer.signal(SIGKILL) }
-                // Back online, with nothing new to replay: it delivers what the outbox kept, and
-                // says how many were dropped.
-                let empty = state + "/empty.gpx"
-                try Data("<gpx version=\"1.1\" creator=\"test\"></gpx>".utf8).write(to: URL(fileURLWithPath: empty))
+                // Back online, with nothing to track (a gpsd nobody listens for, no autostart):
+                // it delivers what the outbox kept, and says how many were dropped.
+                let expected = try await AgentRunIntegrationTests.acceptedFixes().count
                 let online = try AgentHarness.agent(
-                    broker, state: state, ["--end-on-exit"], environment: environment, source: empty)
+                    broker, state: state, ["--end-on-exit"],
+                    environment: environment.merging(["MYELINE_ACTIVITY_AUTOSTART": "false"]) { $1 },
+                    source: "gpsd://127.0.0.1:\(try freeLoopbackPort())")
                 defer { online.signal(SIGKILL) }
+                try await observer.waitForLine(description: "the last track point") {
+                    $0.contains("/track|") && $0.contains("\"seq\":\(expected),")
+                }
+                online.signal(SIGTERM)
                 #expect(try await online.waitForExit() == 0)
                 try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
                 await observer.stop()
                 #expect(online.output.contains("the outbox was full"))
 
-                let expected = try await AgentRunIntegrationTests.acceptedFixes().count
                 let messages = AgentHarness.messages(observer)
                 let points = try AgentHarness.trackPoints(messages)
                 // The offline run's newest `capacity` points, in order.

@@ -14,7 +14,7 @@ struct AgentConfigurationTrackingTests {
         #expect(
             configuration.activityAttributes
                 == LocationActivityAttributes(deviceID: try DeviceID("van-7"), name: "van-7"))
-        #expect(configuration.fileOptions == FileSource.Options(restampsTimes: true))
+        #expect(configuration.fileOptions == FileSource.Options(restampsTimes: false))
     }
 
     @Test func everyKeyReachesThePolicyAndTheAttributes() throws {
@@ -44,8 +44,11 @@ struct AgentConfigurationTrackingTests {
         #expect(attributes.vehicle == "B-MY 1234")
         #expect(attributes.driver == "Ana")
         #expect(attributes.destination == .init(name: "Depot", latitude: 52.5, longitude: 13.4))
+        // The source feeder loops (configuration.source.loops), the core stamps the times.
+        #expect(configuration.source.loops)
         #expect(
-            configuration.fileOptions == FileSource.Options(pacing: .asFastAsPossible, loops: true, restampsTimes: true)
+            configuration.fileOptions
+                == FileSource.Options(pacing: .asFastAsPossible, loops: false, restampsTimes: false)
         )
     }
 

@@ -60,6 +60,7 @@ struct CheckConfigTests {
             source.address                gpsd://localhost:2947        default
             source.speed                  max                          --speed
             source.loop                   true                         --loop
+            source.silence-timeout        auto                         default
             state-directory               /var/lib/myeline             default
             activity.autostart            true                         default
             activity.dismissal            immediate                    default

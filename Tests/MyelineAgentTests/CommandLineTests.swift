@@ -96,10 +96,10 @@ struct CommandLineTests {
             AgentCommand.helpMessage(for: RunCommand.self, columns: 80) == """
                 OVERVIEW: Track this device and publish its live activity over MQTT.
 
-                Reads the configuration as check-config does (exit status 64 on a mistake),
-                connects to the broker, starts a location activity and publishes its updates
-                and track points until the source ends or SIGTERM or SIGINT arrives. See
-                docs/agent.md.
+                Reads the configuration as check-config does and checks the state directory and
+                a file source (exit status 64 on a mistake, before connecting), connects to the
+                broker, starts a location activity and publishes its updates and track points
+                until the source ends or SIGTERM or SIGINT arrives. See docs/agent.md.
 
                 USAGE: myeline-agent run \(Self.configurationOptionsUsage)
 

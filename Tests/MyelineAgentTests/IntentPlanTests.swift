@@ -3,6 +3,7 @@ import LiveActivity
 import Testing
 
 @testable import MyelineAgentKit
+import AgentCore
 
 /// What the agent does for each intent, as a table: the command, its running activities (oldest
 /// first), and the plan.

@@ -1,3 +1,4 @@
+import AgentCore
 import Foundation
 import LiveActivity
 import Location
@@ -25,21 +26,26 @@ extension AgentConfiguration {
             destination: device.destination)
     }
 
-    /// The replay options of a file source (`source.speed`, `source.loop`). Fixes are stamped
-    /// with the time they are replayed, so the activity runs live on the wall clock like one fed
-    /// by gpsd (its stale dates are in the present); the recorded times only pace the replay.
+    /// The replay options of a file source (`source.speed`). The recorded times pace the replay
+    /// and time the trip; the core stamps each fix with the wall clock when it is replayed, so the
+    /// activity runs live like one fed by gpsd (its stale dates are in the present). A loop
+    /// (`source.loop`) is the ``SourceFeeder``'s: it reads the file again, and the core joins the
+    /// laps into one timeline.
     var fileOptions: FileSource.Options {
-        FileSource.Options(pacing: source.pacing, loops: source.loops, restampsTimes: true)
+        FileSource.Options(pacing: source.pacing, loops: false, restampsTimes: false)
     }
-}
 
-extension AgentConfiguration.Dismissal {
-    /// The ActivityKit dismissal policy for an activity that ends at `end`.
-    func policy(endingAt end: Date) -> ActivityUIDismissalPolicy {
-        switch self {
-        case .default: .default
-        case .immediate: .immediate
-        case .after(let seconds): .after(end.addingTimeInterval(seconds))
-        }
+    /// What the agent core needs of the configuration, for the process `instance`.
+    func coreSettings(instance: String) -> AgentCoreSettings {
+        let kind: AgentCoreSettings.SourceKind =
+            switch source.address {
+            case .gpsd: .receiver
+            case .file: .replay
+            }
+        return AgentCoreSettings(
+            device: device.id, topics: TopicTree(prefix: topicPrefix), attributes: activityAttributes,
+            policy: trackingPolicy, maximumActivities: activity.maximumActivities, dismissal: activity.dismissal,
+            endOnExit: activity.endOnExit, autostart: activity.autostart, source: kind, silence: source.silence,
+            instance: instance, messageExpiry: mqtt.protocolVersion == .v5, stateDirectory: stateDirectory)
     }
 }

@@ -1,6 +1,9 @@
 import AgentStore
+import AsyncSupport
+import Locking
 import Logging
 import MQTT
+import ServiceLifecycle
 
 /// Delivers the outbox's track points to the broker in order, oldest first, while connected, at
 /// QoS 2: each record is acknowledged in the outbox only after the broker's PUBCOMP, so a point is
@@ -12,29 +15,65 @@ import MQTT
 /// published again: the drainer retries the acknowledgement at each drain, publishing nothing
 /// more until it succeeds, and logs the failure once until then.
 ///
-/// ``notify()`` after an append or a reconnection; ``finish()`` makes ``run()`` drain what it
-/// can once more and return.
-final class OutboxDrainer: Sendable {
-    private let outbox: Outbox
-    private let blocking: BlockingQueue
+/// ``notify()`` after an append or a connection. Graceful shutdown: returns at once, cancelling a
+/// delivery that waits for the broker; the control loop, which shuts down first, has already
+/// waited (``drain(within:)``) for what it could deliver.
+final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
+    /// What service-lifecycle logs for this service.
+    var description: String { "OutboxDrainer" }
+
+    private let storage: AgentStorage
     private let client: MQTTClient
     private let logger: Logger
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
+    /// Drains asked for and the waiters of each: a waiter is resumed after a drain that began after it asked.
+    private let rounds = Locked(Rounds())
 
-    init(outbox: Outbox, blocking: BlockingQueue, client: MQTTClient, logger: Logger) {
-        self.outbox = outbox
-        self.blocking = blocking
+    private struct Rounds {
+        var requested = 0
+        var completed = 0
+        var waiters: [(round: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    init(storage: AgentStorage, client: MQTTClient, logger: Logger) {
+        self.storage = storage
         self.client = client
         self.logger = logger
         (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Asks for a drain: there is something new, or the client reconnected.
-    func notify() { signal.yield() }
+    /// Asks for a drain: there is something new, or the client connected.
+    func notify() {
+        rounds.withLock { $0.requested += 1 }
+        signal.yield()
+    }
 
-    /// Asks ``run()`` to drain once more and return.
-    func finish() { signal.finish() }
+    /// Asks for a drain and waits, for at most `timeout`, until one has run to its end; returns
+    /// the points still in the outbox then (nil when the time ran out).
+    func drain(within timeout: Duration) async -> Int? {
+        let round = rounds.withLock { rounds -> Int in
+            rounds.requested += 1
+            return rounds.requested
+        }
+        signal.yield()
+        let done: Void? = await withTimeout(timeout) {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let finished = self.rounds.withLock { rounds -> Bool in
+                        guard rounds.completed < round, !Task.isCancelled else { return true }
+                        rounds.waiters.append((round, continuation))
+                        return false
+                    }
+                    if finished { continuation.resume() }
+                }
+            } onCancel: {
+                self.resume { _ in true }
+            }
+        }
+        guard done != nil else { return nil }
+        return await storage.pendingCount()
+    }
 
     /// What ``run()`` carries from one drain to the next.
     private struct Progress {
@@ -42,37 +81,46 @@ final class OutboxDrainer: Sendable {
         var unacknowledged: UInt64?
     }
 
-    /// Drains whenever notified, until ``finish()`` or cancellation.
     func run() async {
-        var progress = Progress()
-        for await _ in signals { await drain(&progress) }
-        await drain(&progress)
+        await cancelWhenGracefulShutdown {
+            var progress = Progress()
+            for await _ in self.signals {
+                let round = self.rounds.withLock { $0.requested }
+                await self.drain(&progress)
+                self.rounds.withLock { $0.completed = max($0.completed, round) }
+                self.resume { $0 <= round }
+            }
+        }
+        resume { _ in true }
     }
 
-    /// The points still waiting.
-    func pendingCount() async -> Int {
-        (try? await blocking.run { [outbox] in outbox.count }) ?? 0
+    private func resume(_ due: (Int) -> Bool) {
+        let ready = rounds.withLock { rounds -> [CheckedContinuation<Void, Never>] in
+            let ready = rounds.waiters.filter { due($0.round) }.map(\.continuation)
+            rounds.waiters.removeAll { due($0.round) }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
     }
 
     /// How many records one round publishes, all in flight at once.
     static let batchSize = 256
 
     private func drain(_ progress: inout Progress) async {
-        let outbox = outbox
         if let delivered = progress.unacknowledged {
             guard await acknowledge(through: delivered, &progress) else { return }
         }
         while client.isConnected, !Task.isCancelled {
             let records: [OutboxRecord]
             do {
-                records = try await blocking.run { try outbox.peek(max: Self.batchSize) }
+                records = try await storage.peek(max: Self.batchSize)
             } catch {
                 logger.error("Cannot read the outbox", metadata: ["error": "\(error)"])
                 return
             }
             guard !records.isEmpty else { return }
             let (acknowledged, failure) = await client.publishInOrder(
-                records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: AgentService.json)
+                records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: .json)
             if let failure { logger.debug("Outbox delivery interrupted", metadata: ["error": "\(failure)"]) }
             guard acknowledged > 0 else { return }
             guard await acknowledge(through: records[acknowledged - 1].index, &progress) else { return }
@@ -83,9 +131,8 @@ final class OutboxDrainer: Sendable {
     /// Records in the outbox that every record through `index` was delivered; on failure keeps
     /// `index` in `progress` for the next drain and logs once. Returns whether it succeeded.
     private func acknowledge(through index: UInt64, _ progress: inout Progress) async -> Bool {
-        let outbox = outbox
         do {
-            try await blocking.run { try outbox.acknowledge(through: index) }
+            try await storage.acknowledge(through: index)
         } catch {
             if progress.unacknowledged == nil {
                 logger.error(

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 
 #if canImport(Glibc)
 import Glibc
@@ -40,5 +41,27 @@ enum StartupPages {
             "Handed the executable's start-up pages back to the kernel",
             metadata: ["memory.mappedBytes": "\(released)"])
         #endif
+    }
+}
+
+/// Hands the start-up pages back (``StartupPages``) once start-up is over: ``delay`` after the start.
+///
+/// Graceful shutdown: returns at once.
+struct StartupTrim: Service, CustomStringConvertible {
+    /// What service-lifecycle logs for this service.
+    var description: String { "StartupTrim" }
+
+    /// How long after the start the agent hands its start-up pages back: 10 s.
+    static let delay: Duration = .seconds(10)
+
+    let logger: Logger
+
+    func run() async {
+        do {
+            try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.delay) }
+        } catch {
+            return
+        }
+        StartupPages.release(logger: logger)
     }
 }

@@ -10,9 +10,10 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Track this device and publish its live activity over MQTT.",
         discussion: """
-            Reads the configuration as check-config does (exit status 64 on a mistake), connects to the \
-            broker, starts a location activity and publishes its updates and track points until the \
-            source ends or SIGTERM or SIGINT arrives. See docs/agent.md.
+            Reads the configuration as check-config does and checks the state directory and a file \
+            source (exit status 64 on a mistake, before connecting), connects to the broker, starts a \
+            location activity and publishes its updates and track points until the source ends or \
+            SIGTERM or SIGINT arrives. See docs/agent.md.
             """
     )
 
@@ -21,6 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (loaded, password) = try await options.loadForConnecting(environment: environment)
+        try await AgentPreflight.check(loaded.configuration)
         try await Self.buildServiceGroup(configuration: loaded.configuration, password: password).run()
     }
 

@@ -1,3 +1,4 @@
+import AgentCore
 import Configuration
 import LiveActivity
 import Location
@@ -38,6 +39,7 @@ extension AgentConfiguration {
     /// | `source.address` | `gpsd://HOST[:PORT][/DEVICE]` or a file path | `gpsd://localhost` |
     /// | `source.speed` | positive factor or `max` | `1` (recorded pace) |
     /// | `source.loop` | boolean | `false` |
+    /// | `source.silence-timeout` | seconds, > 0, `auto` or `off` | `auto`: 5 s past the source's usual interval |
     /// | `state-directory` | absolute path | `/var/lib/myeline` |
     /// | `activity.autostart` | boolean | `true` |
     /// | `activity.dismissal` | `default`, `immediate` or `after:SECONDS` | `immediate` |
@@ -114,6 +116,11 @@ extension AgentConfiguration {
             }
         }
         if let loops = try values.boolean("source.loop") { source.loops = loops }
+        if let silence = try values.string("source.silence-timeout") {
+            source.silence = try values.check("source.silence-timeout", silence) { text throws(ConfigurationError) in
+                try Self.silence(text)
+            }
+        }
         if let directory = try values.string("state-directory") {
             guard directory.hasPrefix("/") else {
                 throw values.error(
@@ -190,7 +197,21 @@ extension AgentConfiguration {
         return factor == 1 ? .recorded : .scaled(factor)
     }
 
-    static func dismissal(_ text: String) throws(ConfigurationError) -> Dismissal {
+    static func silence(_ text: String) throws(ConfigurationError) -> AgentCoreSettings.SilenceTimeout {
+        switch text.lowercased() {
+        case "auto": return .default
+        case "off": return .off
+        default:
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                throw ConfigurationError(
+                    key: "source.silence-timeout",
+                    "invalid silence timeout \"\(text)\": use auto, off, or seconds such as 10 (up to 86400)")
+            }
+            return .fixed(seconds)
+        }
+    }
+
+    static func dismissal(_ text: String) throws(ConfigurationError) -> DismissalSetting {
         switch text {
         case "default": return .default
         case "immediate": return .immediate

@@ -1,3 +1,4 @@
+import AgentCore
 import LiveActivity
 import Location
 import Logging
@@ -72,6 +73,9 @@ struct AgentConfiguration: Hashable, Sendable {
         var pacing = ReplayPacing.recorded
         /// Whether a file replay starts again at its end (`source.loop`); `false` by default.
         var loops = false
+        /// How long the source may say nothing before the activity drops its position
+        /// (`source.silence-timeout`); by default 5 s past its usual interval between updates.
+        var silence = AgentCoreSettings.SilenceTimeout.default
     }
 
     /// Activity lifecycle settings.
@@ -87,22 +91,7 @@ struct AgentConfiguration: Hashable, Sendable {
     }
 
     /// The dismissal policy of an ended activity, as configured.
-    enum Dismissal: Hashable, Sendable, CustomStringConvertible {
-        /// Visible until four hours after the end (`default`).
-        case `default`
-        /// Dismissed at once (`immediate`).
-        case immediate
-        /// Dismissed this many seconds after the end (`after:SECONDS`), at most four hours.
-        case after(seconds: Double)
-
-        var description: String {
-            switch self {
-            case .default: "default"
-            case .immediate: "immediate"
-            case .after(let seconds): "after:\(ConfigurationFormat.number(seconds))"
-            }
-        }
-    }
+    typealias Dismissal = DismissalSetting
 
     /// When activity updates are published.
     struct Updates: Hashable, Sendable {
@@ -151,6 +140,28 @@ struct AgentConfiguration: Hashable, Sendable {
         /// The form the configuration uses: `NAME:LATITUDE:LONGITUDE:RADIUS`.
         var description: String {
             "\(name):\(ConfigurationFormat.number(latitude)):\(ConfigurationFormat.number(longitude)):\(ConfigurationFormat.number(radius))"
+        }
+    }
+}
+
+extension DismissalSetting: CustomStringConvertible {
+    /// The form the configuration uses: `default`, `immediate` or `after:SECONDS`.
+    public var description: String {
+        switch self {
+        case .default: "default"
+        case .immediate: "immediate"
+        case .after(let seconds): "after:\(ConfigurationFormat.number(seconds))"
+        }
+    }
+}
+
+extension AgentCoreSettings.SilenceTimeout: CustomStringConvertible {
+    /// The form the configuration uses: `auto`, `off` or seconds.
+    public var description: String {
+        switch self {
+        case .afterCadence(let margin): margin == 5 ? "auto" : "auto (+\(ConfigurationFormat.number(margin)) s)"
+        case .fixed(let seconds): ConfigurationFormat.number(seconds)
+        case .off: "off"
         }
     }
 }

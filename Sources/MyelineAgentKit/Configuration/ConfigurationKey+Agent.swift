@@ -17,6 +17,7 @@ extension ConfigurationKey {
             ConfigurationKey("source.address", flag: "--source"),
             ConfigurationKey("source.speed", flag: "--speed"),
             ConfigurationKey("source.loop", flag: "--loop"),
+            ConfigurationKey("source.silence-timeout"),
             ConfigurationKey("state-directory", flag: "--state-dir"),
             ConfigurationKey("activity.autostart"),
             ConfigurationKey("activity.dismissal"),

@@ -33,6 +33,7 @@ struct ConfigurationReport {
             row("source.address", c.source.address.description),
             row("source.speed", Self.speed(c.source.pacing)),
             row("source.loop", String(c.source.loops)),
+            row("source.silence-timeout", c.source.silence.description),
             row("state-directory", c.stateDirectory),
             row("activity.autostart", String(c.activity.autostart)),
             row("activity.dismissal", c.activity.dismissal.description),

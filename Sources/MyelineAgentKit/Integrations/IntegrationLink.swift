@@ -5,6 +5,7 @@ import Location
 import Locking
 import Logging
 import MQTT
+import ServiceLifecycle
 
 /// The agent's connection for other tools (docs/integrations.md): OwnTracks locations on
 /// `owntracks/USER/DEVICE`, answers to OwnTracks `reportLocation` commands, and Home Assistant's
@@ -16,11 +17,11 @@ import MQTT
 /// Recorder, Home Assistant and the apps show. Locations are latest-wins: while the broker is
 /// unreachable only the newest fix waits (a track is the Myeline track topic's job).
 ///
-/// Feed it with ``send(_:)``; ``finish()`` makes ``run()`` publish the `lwt` (a clean stop sends
-/// no will) and return.
-final class IntegrationLink: Sendable {
-    /// Every payload is JSON.
-    static let json = MQTTPublishProperties(contentType: "application/json")
+/// Feed it with ``send(_:)``. Graceful shutdown: publishes the OwnTracks `lwt` (a clean stop sends
+/// no will) while connected, and returns.
+final class IntegrationLink: Service, Sendable, CustomStringConvertible {
+    /// What service-lifecycle logs for this service.
+    var description: String { "IntegrationLink" }
 
     let configuration: AgentConfiguration
     let password: String?
@@ -50,13 +51,10 @@ final class IntegrationLink: Sendable {
         return IntegrationLink(configuration: configuration, password: password, logger: logger, clock: clock)
     }
 
-    /// Takes a location update from the source: its fix, if any, is published.
-    func send(_ update: LocationUpdate) {
-        if let fix = update.fix { continuation.yield(fix) }
+    /// Takes a fix to publish (the newest waiting replaces an older one).
+    func send(_ fix: LocationFix) {
+        continuation.yield(fix)
     }
-
-    /// Ends ``run()`` after the fix being published.
-    func finish() { continuation.finish() }
 
     private var discovery: HomeAssistantDiscovery {
         HomeAssistantDiscovery(
@@ -67,8 +65,20 @@ final class IntegrationLink: Sendable {
     }
 
     /// Connects, removes stale discovery configs, publishes the current ones after every
-    /// connection, and publishes each fix, until ``finish()`` or cancellation.
-    func run() async throws {
+    /// connection, and publishes each fix, until graceful shutdown or cancellation; a failure (an
+    /// invalid client configuration) is logged, and the agent goes on without its integrations.
+    func run() async {
+        do {
+            try await connectAndPublish()
+        } catch is CancellationError {
+            return
+        } catch {
+            // An invalid client configuration: the agent goes on without its integrations.
+            logger.error("The integrations connection failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func connectAndPublish() async throws {
         let ownTracks = configuration.ownTracks
         let homeAssistant = configuration.homeAssistant.enabled
         let startedAt = Int(clock.now.timeIntervalSince1970)
@@ -76,27 +86,33 @@ final class IntegrationLink: Sendable {
         if ownTracks.enabled {
             mqtt.will = MQTTWill(
                 topic: ownTracks.topic.location, payload: OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
-                qos: .atLeastOnce, retain: false, properties: Self.json)
+                qos: .atLeastOnce, retain: false, properties: .json)
         }
         let discovery = discovery
         try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
-            let connections = Task { await self.announce(client, discovery: homeAssistant ? discovery : nil) }
-            defer { connections.cancel() }
-            await removeStaleDiscovery(client, current: homeAssistant ? discovery.retainedTopics : [])
-            let commands = ownTracks.enabled ? try await listen(client) : nil
-            defer { commands?.cancel() }
-            for await fix in fixes {
-                lastFix.withLock { $0 = fix }
-                if ownTracks.enabled { await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.timer) }
-                if homeAssistant {
-                    await publish(
-                        client, discovery.attributesTopic, HomeAssistantDiscovery.attributes(fix), retain: true)
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask { await self.announce(client, discovery: homeAssistant ? discovery : nil) }
+                await removeStaleDiscovery(client, current: homeAssistant ? discovery.retainedTopics : [])
+                if ownTracks.enabled {
+                    let commands = try await client.subscribe(to: [ownTracks.topic.command])
+                    group.addTask { await self.answer(commands, client: client) }
                 }
-            }
-            if ownTracks.enabled, client.isConnected {
-                await publish(
-                    client, ownTracks.topic.location, OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
-                    retain: false)
+                for await fix in fixes.cancelOnGracefulShutdown() {
+                    lastFix.withLock { $0 = fix }
+                    if ownTracks.enabled {
+                        await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.timer)
+                    }
+                    if homeAssistant {
+                        await publish(
+                            client, discovery.attributesTopic, HomeAssistantDiscovery.attributes(fix), retain: true)
+                    }
+                }
+                if ownTracks.enabled, client.isConnected {
+                    await publish(
+                        client, ownTracks.topic.location, OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
+                        retain: false)
+                }
+                group.cancelAll()
             }
         }
     }
@@ -131,17 +147,6 @@ final class IntegrationLink: Sendable {
         return topics
     }
 
-    /// Runs the link; a failure (an invalid client configuration) is logged, the agent goes on.
-    func runLogged() async {
-        do {
-            try await run()
-        } catch is CancellationError {
-            return
-        } catch {
-            logger.error("The integrations connection failed", metadata: ["error": "\(error)"])
-        }
-    }
-
     /// Publishes the discovery configs after each connection (Home Assistant may have restarted
     /// and a broker without persistence lost them), and logs the link's connections.
     private func announce(_ client: MQTTClient, discovery: HomeAssistantDiscovery?) async {
@@ -172,38 +177,35 @@ final class IntegrationLink: Sendable {
     }
 
     /// Answers `reportLocation` commands on `owntracks/USER/DEVICE/cmd` with the latest fix.
-    private func listen(_ client: MQTTClient) async throws -> Task<Void, Never> {
+    private func answer(_ commands: MQTTSubscription<MQTTMessage>, client: MQTTClient) async {
         let topic = configuration.ownTracks.topic.command
-        let commands = try await client.subscribe(to: [topic])
-        return Task {
-            for await message in commands {
-                let action: String
-                do throws(OwnTracksCodec.DecodingError) {
-                    guard case .command(let name) = try OwnTracksCodec.decode(message.payload).message else {
-                        logger.warning(
-                            "Ignoring an OwnTracks message that is not a cmd", metadata: ["mqtt.topic": "\(topic)"])
-                        continue
-                    }
-                    action = name
-                } catch {
+        for await message in commands {
+            let action: String
+            do throws(OwnTracksCodec.DecodingError) {
+                guard case .command(let name) = try OwnTracksCodec.decode(message.payload).message else {
                     logger.warning(
-                        "Ignoring a malformed OwnTracks command",
-                        metadata: ["mqtt.topic": "\(topic)", "myeline.reason": "\(error.reason)"])
+                        "Ignoring an OwnTracks message that is not a cmd", metadata: ["mqtt.topic": "\(topic)"])
                     continue
                 }
-                guard action == OwnTracksMessage.reportLocationAction else {
-                    logger.info(
-                        "Ignoring an OwnTracks command the agent does not support",
-                        metadata: ["owntracks.action": "\(action)"])
-                    continue
-                }
-                guard let fix = lastFix.withLock({ $0 }) else {
-                    logger.info("Cannot answer reportLocation: no fix yet")
-                    continue
-                }
-                logger.info("Answering an OwnTracks reportLocation command")
-                await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.reportLocation)
+                action = name
+            } catch {
+                logger.warning(
+                    "Ignoring a malformed OwnTracks command",
+                    metadata: ["mqtt.topic": "\(topic)", "myeline.reason": "\(error.reason)"])
+                continue
             }
+            guard action == OwnTracksMessage.reportLocationAction else {
+                logger.info(
+                    "Ignoring an OwnTracks command the agent does not support",
+                    metadata: ["owntracks.action": "\(action)"])
+                continue
+            }
+            guard let fix = lastFix.withLock({ $0 }) else {
+                logger.info("Cannot answer reportLocation: no fix yet")
+                continue
+            }
+            logger.info("Answering an OwnTracks reportLocation command")
+            await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.reportLocation)
         }
     }
 
@@ -221,7 +223,7 @@ final class IntegrationLink: Sendable {
     @discardableResult
     private func publish(_ client: MQTTClient, _ topic: String, _ payload: [UInt8], retain: Bool) async -> Bool {
         do {
-            try await client.publish(topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: Self.json)
+            try await client.publish(topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: .json)
             return true
         } catch is CancellationError {
             return false

@@ -6,8 +6,6 @@ import MQTT
 /// The I/O shell of an ``IntentExchange``: a short-lived MQTT client that sends one command and
 /// waits for its answer.
 enum IntentClient {
-    /// Every payload is JSON.
-    static let json = MQTTPublishProperties(contentType: "application/json")
 
     /// Sends `command` to `device`'s agent and waits at most `timeout` for its result.
     ///
@@ -26,7 +24,8 @@ enum IntentClient {
         // The command expires with the wait: an agent that reconnects later (its broker session
         // keeps what arrived while it was away) does not carry out a command nobody waits for.
         let properties = MQTTPublishProperties(
-            contentType: json.contentType, messageExpiry: UInt32(clamping: max(1, timeout.components.seconds)))
+            contentType: MQTTPublishProperties.json.contentType,
+            messageExpiry: UInt32(clamping: max(1, timeout.components.seconds)))
         let (events, continuation) = AsyncStream.makeStream(of: IntentExchange.Event.self)
         return try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in

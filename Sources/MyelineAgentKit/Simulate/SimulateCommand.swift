@@ -156,7 +156,7 @@ struct SimulateCommand: AsyncParsableCommand {
                 mqtt.will = MQTTWill(
                     topic: topics.status(device: device),
                     payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
-                    qos: .atLeastOnce, retain: true, properties: AgentService.json)
+                    qos: .atLeastOnce, retain: true, properties: .json)
             }
             return mqtt
         }

@@ -2,7 +2,7 @@ import LiveActivity
 
 /// What the agent does for a command, decided from the command and the ids of its running
 /// (not ended) activities alone: no I/O, so it is tested as a table.
-enum IntentPlan: Hashable, Sendable {
+public enum IntentPlan: Hashable, Sendable {
     /// Start a new activity, with the id the command asked for (nil: a new UUID).
     case start(id: String?)
     /// Nothing to change: answer success, naming this activity (a `start` while one runs).
@@ -23,7 +23,7 @@ enum IntentPlan: Hashable, Sendable {
     /// A command names its activity with `activity`, or means the newest running one. A `start`
     /// answers with the running activity unless `new` asks for another; `new` is refused on other
     /// intents. Pause and resume of a trip already in that state are carried out (they change nothing).
-    init(_ command: Command, running: [String]) {
+    public init(_ command: Command, running: [String]) {
         if command.new && command.intent != .start {
             self = .refuse("\"new\" applies to start only, not to \(command.intent.rawValue)")
             return

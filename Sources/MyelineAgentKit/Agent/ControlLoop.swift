@@ -1,0 +1,126 @@
+import AgentCore
+import AgentStore
+import AsyncSupport
+import Foundation
+import LiveActivity
+import Logging
+import MQTT
+import ServiceLifecycle
+
+/// The shell around ``AgentCore/AgentCore``: it feeds the core the inbox's events in batches, and
+/// ``AgentCore/AgentCore/Event/tick`` at the core's deadline, and performs the actions the core
+/// returns, in order: saves, then hands messages to the ``MessageSender``, asks the
+/// ``OutboxDrainer`` to deliver, forwards fixes to the integrations, logs.
+///
+/// Returns when the core finishes: the source ended (a replay without a loop), or on graceful
+/// shutdown (SIGTERM, SIGINT), which it turns into the core's `shutdown` event. Then it winds
+/// down within ``drainTimeout``: the last envelopes are published, the outbox is delivered as
+/// far as the broker allows, and `offline` is published, each only while connected (offline
+/// the will tells the story). A source that failed makes it throw afterwards: the agent exits
+/// non-zero.
+struct ControlLoop: Service, CustomStringConvertible {
+    /// What service-lifecycle logs for this service.
+    var description: String { "ControlLoop" }
+
+    let settings: AgentCoreSettings
+    let inbox: AgentInbox
+    let storage: AgentStorage
+    let sender: MessageSender
+    let drainer: OutboxDrainer
+    let client: MQTTClient
+    let integrations: IntegrationLink?
+    let clock: any WallClock
+    let logger: Logger
+    /// How long the wind-down may take, all steps together.
+    let drainTimeout: Duration
+
+    /// How the core's run ended.
+    private struct Finish {
+        var failure: String?
+        var farewell: StatusMessage
+    }
+
+    func run() async throws {
+        var core = AgentCore(settings: settings, now: clock.now) { UUID().uuidString.lowercased() }
+        let finish = await withGracefulShutdownHandler {
+            // Before any other event: the resume must know the saved activities before it sees
+            // the retained ones (else they look like orphans).
+            let saved = await storage.load(tail: AgentInbox.defaultCapacity * settings.maximumActivities)
+            var finish = await perform(
+                core.handle(
+                    .started(saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped),
+                    now: clock.now), core: &core)
+            while finish == nil, let batch = await inbox.next(until: core.nextDeadline, clock: clock) {
+                finish = await perform(core.handle(batch.isEmpty ? [.tick] : batch, now: clock.now), core: &core)
+            }
+            if let finish { return finish }
+            // The inbox finished without a shutdown event: shut down all the same.
+            return await perform(core.handle(.shutdown, now: clock.now), core: &core)
+                ?? Finish(farewell: .offline(device: settings.device, since: clock.now, instance: settings.instance))
+        } onGracefulShutdown: {
+            inbox.post(.shutdown)
+        }
+        await windDown(finish, core: &core)
+        if let failure = finish.failure {
+            throw CommandFailure(.unavailable, "the location source failed: \(failure)")
+        }
+    }
+
+    /// Performs `actions` in order, and the actions of the events they report back (what the disk
+    /// said); returns the finish when one of them is the core's.
+    private func perform(_ actions: [AgentCore.Action], core: inout AgentCore) async -> Finish? {
+        var queue = actions[...]
+        var finish: Finish?
+        while let action = queue.popFirst() {
+            switch action {
+            case .persist(let points, let records):
+                let (failure, dropped) = await storage.persist(points: points, records: records)
+                queue += core.handle(.persisted(failure: failure, dropped: dropped), now: clock.now)
+            case .publish(let message):
+                sender.enqueue(message)
+            case .removeState(let activityID):
+                await storage.remove(activityID: activityID)
+            case .deliverPoints:
+                drainer.notify()
+            case .reconnectSlowly:
+                client.reconnectSlowly(true)
+            case .forward(let fix):
+                integrations?.send(fix)
+            case .log(let entry):
+                logger.log(
+                    level: entry.level, "\(entry.message)", metadata: entry.metadata.mapValues { .string($0) })
+            case .finish(let failure, let farewell):
+                finish = Finish(failure: failure, farewell: farewell)
+            }
+        }
+        return finish
+    }
+
+    /// Publishes the last envelopes, delivers the outbox and says `offline`, within ``drainTimeout``.
+    private func windDown(_ finish: Finish, core: inout AgentCore) async {
+        let deadline = ContinuousClock.now.advanced(by: drainTimeout)
+        func remaining() -> Duration { max(.zero, deadline - ContinuousClock.now) }
+        guard client.isConnected else {
+            logger.warning(
+                "Shutting down offline: the last envelopes, the track points in the outbox and offline are not published; the will says offline"
+            )
+            return
+        }
+        // A connection not seen yet is announced; clears that reached the broker end their activities.
+        _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now), core: &core)
+        if await !sender.waitUntilEmpty(within: remaining()) {
+            logger.warning("Shutting down before the activities' last envelopes were published")
+        }
+        _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now), core: &core)
+        if let pending = await drainer.drain(within: remaining()), pending == 0 {
+            logger.debug("Every track point was delivered")
+        } else {
+            let pending = await storage.pendingCount()
+            logger.warning("Shutting down with undelivered track points", metadata: ["outbox.count": "\(pending)"])
+        }
+        sender.enqueue(.status(finish.farewell))
+        if await !sender.waitUntilEmpty(within: max(remaining(), .seconds(1))) {
+            logger.warning("Shutting down without publishing offline: the broker did not acknowledge it")
+        }
+    }
+}
