@@ -179,7 +179,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AgentCoreTests",
-            dependencies: ["AgentCore", "AgentStore", "LiveActivity", "Location", "Tracking"],
+            dependencies: [
+                "AgentCore", "AgentStore", "LiveActivity", "Location", "Tracking",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -141,11 +141,24 @@ public final class TestProcess: Sendable {
     public func waitForLine(containing text: String, occurrence: Int, timeout: Duration = .seconds(20)) async throws
         -> String
     {
+        try await waitForLine(
+            occurrence: occurrence, timeout: timeout, description: "line \(occurrence) containing \"\(text)\""
+        ) { $0.contains(text) }
+    }
+
+    /// Waits until the process has printed `occurrence` lines for which `predicate` is true
+    /// (counting the lines printed already), and returns the last of them.
+    ///
+    /// - Throws: `TestSupportError` with the output so far if the process ends first or `timeout` passes.
+    @discardableResult
+    public func waitForLine(
+        occurrence: Int, timeout: Duration = .seconds(20), description: String,
+        where predicate: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
         let seen = LineCount()
-        return try await waitForLine(timeout: timeout, description: "line \(occurrence) containing \"\(text)\"") {
-            line in
-            // The predicate sees each line once, in order.
-            line.contains(text) && seen.increment() >= occurrence
+        // The predicate sees each line once, in order.
+        return try await waitForLine(timeout: timeout, description: description) {
+            predicate($0) && seen.increment() >= occurrence
         }
     }
 

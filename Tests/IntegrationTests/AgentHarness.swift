@@ -135,7 +135,7 @@ enum AgentHarness {
     }
 
     /// One message as `mosquitto_sub -F 'MSG|%r|%t|%l|%p'` prints it.
-    struct Message {
+    struct Message: Hashable, Sendable {
         var retained: Bool
         var topic: String
         var payload: String

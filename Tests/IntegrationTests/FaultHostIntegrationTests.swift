@@ -82,12 +82,16 @@ struct FaultHostIntegrationTests {
             try FileManager.default.removeItem(atPath: agentState + "/filler")
             let lastPoint = try AgentHarness.trackPoints(AgentHarness.messages(observer)).last?.seq ?? 0
             try await agent.waitForLine(containing: "Saving to the state directory works again")
-            try await Self.waitForMessage(observer, "a status without storage-error") { message in
+            // The status keeps the connection's `since`: the healthy one after the recovery is the
+            // next healthy one after those seen before the disk filled.
+            let healthy: @Sendable (Message) -> Bool = { message in
                 message.topic.hasSuffix("/status") && message.payload.contains(#""state":"online""#)
                     && !message.payload.contains("storage-error")
-                    && (try? WireCodec.decode(StatusMessage.self, from: message.data).since) ?? .distantPast
-                        > status.since ?? .distantFuture
             }
+            let healthyBefore = AgentHarness.messages(observer).prefix { $0 != full }.filter(healthy).count
+            try await observer.waitForLine(
+                occurrence: healthyBefore + 1, timeout: .seconds(30), description: "a status without storage-error"
+            ) { line in Message(line[...]).map(healthy) ?? false }
             try await Self.waitForMessage(observer, "a track point after the recovery") { message in
                 message.isTrack && ((try? message.trackPoint().seq) ?? 0) > lastPoint
             }
