@@ -149,7 +149,30 @@ struct IntentExchangeTests {
         #expect(answer.report?.envelope?.location?.content.state.fix == .noFix)
     }
 
-    @Test func reportEndsAtOnceWhenTheRetainedMessagesCameFirst() throws {
+    /// Failure 5 of the agent-core issue: `report` printed the retained envelope the broker sent on
+    /// subscribing (`start 1`), not the one the agent had just republished.
+    @Test func reportWaitsForWhatTheAgentRepublishedNotTheRetainedCopies() throws {
+        var exchange = try Self.exchange(.report)
+        _ = exchange.receive(.connected)
+        let topic = Self.topics.activity(device: Self.device, activityID: Self.activityID)
+        func retained(_ topic: String, _ payload: String) -> IntentExchange.Event {
+            .message(MQTTMessage(topic: topic, payload: Array(payload.utf8), retain: true))
+        }
+        #expect(exchange.receive(retained("myeline/van-7/status", Self.status)) == .wait)
+        #expect(exchange.receive(retained(topic, Self.envelope)) == .wait)
+        _ = exchange.receive(.sent)
+        #expect(exchange.receive(Self.resultEvent(try Self.result(exchange))) == .wait)
+        #expect(exchange.receive(Self.message("myeline/van-7/status", Self.status)) == .wait)
+        let republished = Self.envelope.replacingOccurrences(of: "\"seq\":1", with: "\"seq\":2")
+            .replacingOccurrences(of: "\"event\":\"start\"", with: "\"event\":\"update\"")
+        guard case .finish(.answered(let answer)) = exchange.receive(Self.message(topic, republished)) else {
+            Issue.record("the republished envelope completes the report")
+            return
+        }
+        #expect(answer.report?.envelope?.header.seq == 2)
+    }
+
+    @Test func reportEndsAtOnceWhenTheRepublishedMessagesCameFirst() throws {
         var exchange = try Self.exchange(.report)
         _ = exchange.receive(.connected)
         _ = exchange.receive(Self.message("myeline/van-7/status", Self.status))

@@ -9,7 +9,9 @@ import MQTT
 /// result topic is in place, so the answer cannot be missed. Results for other commands and
 /// payloads that break their schema are ignored and counted. For `report`, the status and the
 /// activity envelopes are collected as well, and the exchange ends once it has the result, the
-/// status and the envelope of the activity the result names, or at the deadline with what it has.
+/// status and the envelope of the activity the result names as the agent republished them (not
+/// retained: the broker's retained copies, which arrive first on subscribing, are what the agent
+/// published before), or at the deadline with what it has.
 struct IntentExchange {
     /// What happened.
     enum Event {
@@ -62,8 +64,15 @@ struct IntentExchange {
     private var phase = Phase.connecting(lastError: nil)
     private var ignoredResults = 0
     private var invalidPayloads = 0
-    private var status: ReportedStatus?
-    private var envelopes: [String: ReportedEnvelope] = [:]
+    private var status: Collected<ReportedStatus>?
+    private var envelopes: [String: Collected<ReportedEnvelope>] = [:]
+
+    /// A status or envelope, and whether it came as the agent published it now rather than as
+    /// the broker's retained copy.
+    private struct Collected<Value> {
+        var value: Value
+        var fresh: Bool
+    }
 
     /// Creates the exchange of `command` with `device`'s agent under `topics`.
     init(command: Command, device: DeviceID, topics: TopicTree) {
@@ -127,9 +136,12 @@ struct IntentExchange {
             return receiveResult(message)
         case .status(let target) where target == device && reports:
             do {
-                status = ReportedStatus(
+                let value = ReportedStatus(
                     message: try WireCodec.decode(StatusMessage.self, from: Data(message.payload)),
                     payload: message.payload)
+                if status?.fresh != true || !message.retain {
+                    status = Collected(value: value, fresh: !message.retain)
+                }
             } catch {
                 return invalid(message, error)
             }
@@ -140,7 +152,10 @@ struct IntentExchange {
                 return .wait
             }
             do {
-                envelopes[activityID] = try ReportedEnvelope(payload: message.payload)
+                let value = try ReportedEnvelope(payload: message.payload)
+                if envelopes[activityID]?.fresh != true || !message.retain {
+                    envelopes[activityID] = Collected(value: value, fresh: !message.retain)
+                }
             } catch {
                 return invalid(message, error)
             }
@@ -183,8 +198,9 @@ struct IntentExchange {
     /// The activity a report is about: the one the result names, else the one asked about.
     private func reportedActivity(_ result: CommandResult) -> String? { result.activity ?? command.activity }
 
+    /// Whether the status and the activity's envelope have come as the agent republished them.
     private func reportIsComplete(_ result: CommandResult) -> Bool {
-        status != nil && (reportedActivity(result).map { envelopes[$0] != nil } ?? true)
+        status?.fresh == true && (reportedActivity(result).map { envelopes[$0]?.fresh == true } ?? true)
     }
 
     private func answer(_ result: CommandResult, payload: [UInt8]) -> IntentOutcome {
@@ -194,7 +210,8 @@ struct IntentExchange {
             IntentAnswer(
                 result: result, payload: payload,
                 report: IntentAnswer.Report(
-                    status: status, activityID: activityID, envelope: activityID.flatMap { envelopes[$0] })))
+                    status: status?.value, activityID: activityID,
+                    envelope: activityID.flatMap { envelopes[$0]?.value })))
     }
 
     private mutating func finish(_ outcome: IntentOutcome) -> Action {
