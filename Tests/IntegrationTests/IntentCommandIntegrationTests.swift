@@ -57,8 +57,11 @@ struct IntentCommandIntegrationTests {
     /// Runs `body` while a responder answers the first command on `PREFIX/van-7/cmd` with the
     /// payloads `answers` makes (published in order to the result topic); returns what `body`
     /// returned and the command's payload as received.
+    /// What the responder publishes after its answers (`republished`, as the agent does for
+    /// `report`) comes to the command line live, after the `retained` copies.
     static func withResponder(
         _ broker: TestBroker, prefix: TopicPrefix = .default, retained: [(topic: String, payload: String)] = [],
+        republished: [(topic: String, payload: String)] = [],
         answers: @escaping @Sendable (Command) throws -> [[UInt8]], _ body: () async throws -> Run
     ) async throws -> (run: Run, command: [UInt8]) {
         let topics = TopicTree(prefix: prefix)
@@ -75,6 +78,10 @@ struct IntentCommandIntegrationTests {
                     let command = try WireCodec.decode(Command.self, from: Data(message.payload))
                     for answer in try answers(command) {
                         try await client.publish(topics.commandResult(device: device), payload: answer)
+                    }
+                    // What a `report` makes the agent publish again, as it does: retained.
+                    for message in republished {
+                        try await client.publish(message.topic, payload: Array(message.payload.utf8), retain: true)
                     }
                     return message.payload
                 }
@@ -192,12 +199,20 @@ struct IntentCommandIntegrationTests {
             "latitude":52.520008,"longitude":13.404954,"paused":true},"device":"van-7","event":"update",\
             "relevance-score":0,"schema":"myeline.activity.v1","seq":2,"timestamp":1700000060}
             """
+        // What the broker kept before the report: the activity's first event.
+        let earlier = """
+            {"activity":"\(Self.activityID)","attributes":{"deviceID":"van-7","name":"Van 7"},\
+            "attributes-type":"location","content-state":{"distance":0,"elapsed":0,"fix":"none",\
+            "paused":false},"device":"van-7","event":"start",\
+            "relevance-score":0,"schema":"myeline.activity.v1","seq":1,"timestamp":1700000000}
+            """
         try await TestBroker.with { broker in
-            let retained = [
-                (topics.status(device: Self.device), status),
-                (topics.activity(device: Self.device, activityID: Self.activityID), envelope),
-            ]
-            let (run, payload) = try await Self.withResponder(broker, prefix: prefix, retained: retained) { command in
+            let activityTopic = topics.activity(device: Self.device, activityID: Self.activityID)
+            let (run, payload) = try await Self.withResponder(
+                broker, prefix: prefix,
+                retained: [(topics.status(device: Self.device), status), (activityTopic, earlier)],
+                republished: [(topics.status(device: Self.device), status), (activityTopic, envelope)]
+            ) { command in
                 [
                     Array(
                         try WireCodec.encode(
@@ -216,7 +231,10 @@ struct IntentCommandIntegrationTests {
                     """)
             #expect(try WireCodec.decode(Command.self, from: Data(payload)).intent == .report)
 
-            let (json, _) = try await Self.withResponder(broker, prefix: prefix) { command in
+            let (json, _) = try await Self.withResponder(
+                broker, prefix: prefix,
+                republished: [(topics.status(device: Self.device), status), (activityTopic, envelope)]
+            ) { command in
                 [
                     Array(
                         try WireCodec.encode(

@@ -1,5 +1,6 @@
 import Foundation
 import Location
+import Logging
 import MyelineConfiguration
 
 #if canImport(Glibc)
@@ -67,7 +68,10 @@ enum AgentPreflight {
         probe.pacing = .asFastAsPossible
         probe.loops = false
         do {
-            for try await update in try FileSource(path: path, options: probe).updates where update.fix != nil {
+            // Quiet: what the replay itself rejects is logged when it runs.
+            let quiet = Logger(label: "myeline.preflight") { _ in SwiftLogNoOpLogHandler() }
+            for try await update in try FileSource(path: path, options: probe, logger: quiet).updates
+            where update.fix != nil {
                 return
             }
         } catch {
