@@ -261,6 +261,8 @@ let package = Package(
             dependencies: [
                 "AgentStore", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking", "TestSupport",
                 "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
