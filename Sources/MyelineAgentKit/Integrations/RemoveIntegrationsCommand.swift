@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncSupport
 import Foundation
 import LiveActivity
 import Logging
@@ -34,18 +35,20 @@ struct RemoveIntegrationsCommand: AsyncParsableCommand {
         let link = IntegrationLink(
             configuration: loaded.configuration, password: password, logger: Logger(label: "myeline.agent"),
             clock: SystemWallClock())
-        let topics = try await withThrowingTaskGroup(of: [String]?.self) { group in
-            group.addTask { try await link.removeRetained() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(timeout))
-                return nil
+        let outcome = await withTimeout(.seconds(timeout)) { () -> Result<[String], any Error> in
+            do {
+                return .success(try await link.removeRetained())
+            } catch {
+                return .failure(error)
             }
-            defer { group.cancelAll() }
-            return try await group.next()!
         }
-        guard let topics else {
-            throw ValidationError("the broker \(loaded.configuration.mqtt.broker) did not answer within \(timeout) s")
+        guard let outcome else {
+            throw CommandFailure(
+                .unavailable,
+                "the broker \(loaded.configuration.mqtt.broker) did not answer within \(timeout) s: is it running and reachable?"
+            )
         }
+        let topics = try outcome.get()
         print(topics.isEmpty ? "nothing to remove" : "removed \(topics.joined(separator: " "))")
     }
 }
