@@ -154,7 +154,10 @@ actor UpdateRecorder {
 }
 
 /// A TCP server that accepts connections and never answers (or only greets like gpsd, then
-/// falls silent): a hung gpsd, or a half-open connection.
+/// falls silent): a hung gpsd, or a half-open connection. With `receiverFixes`, a gpsd whose
+/// receiver falls silent instead: it answers `?WATCH` with DEVICES, WATCH and that many TPVs a
+/// second apart (times of now), then sends nothing more, but answers every `?VERSION;` probe,
+/// as gpsd does for a receiver that stopped talking.
 final class SilentServer: Sendable {
     let port: Int
     private let listener: Int32
@@ -162,18 +165,25 @@ final class SilentServer: Sendable {
         (connections: Int, commands: [String], waiters: [(Int, CheckedContinuation<Void, Never>)])
     >((0, [], []))
     private let greeting: Bool
+    private let receiverFixes: Int?
 
-    private init(listener: Int32, port: Int, greeting: Bool) {
+    private init(listener: Int32, port: Int, greeting: Bool, receiverFixes: Int?) {
         self.listener = listener
         self.port = port
         self.greeting = greeting
+        self.receiverFixes = receiverFixes
     }
 
     var commands: [String] { state.withLock { $0.commands } }
 
-    static func with<R>(greeting: Bool, _ body: (SilentServer) async throws -> R) async throws -> R {
+    /// How many connections were accepted.
+    var connections: Int { state.withLock { $0.connections } }
+
+    static func with<R>(
+        greeting: Bool, receiverFixes: Int? = nil, _ body: (SilentServer) async throws -> R
+    ) async throws -> R {
         let (fd, port) = try listenOnLoopback(backlog: 16)
-        let server = SilentServer(listener: fd, port: port, greeting: greeting)
+        let server = SilentServer(listener: fd, port: port, greeting: greeting, receiverFixes: receiverFixes)
         let thread = Thread { server.acceptLoop() }
         thread.start()
         defer { shutdown(fd, Int32(SHUT_RDWR)) }
@@ -198,11 +208,7 @@ final class SilentServer: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            if greeting {
-                let version =
-                    "{\"class\":\"VERSION\",\"release\":\"3.22\",\"rev\":\"3.22\",\"proto_major\":3,\"proto_minor\":14}\r\n"
-                _ = version.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
-            }
+            if greeting { Self.send(Self.version, to: client) }
             let thread = Thread { self.readCommands(client) }
             thread.start()
             let ready = state.withLock { state in
@@ -216,7 +222,15 @@ final class SilentServer: Sendable {
         }
     }
 
-    /// Records what the client sends, and never answers.
+    private static let version =
+        #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"#
+
+    private static func send(_ line: String, to client: Int32) {
+        let text = line + "\r\n"
+        _ = text.withCString { Foundation.send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Records what the client sends; answers only as a silent receiver's gpsd.
     private func readCommands(_ client: Int32) {
         defer { close(client) }
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -229,7 +243,31 @@ final class SilentServer: Sendable {
                 let command = String(pending[..<newline])
                 pending = String(pending[pending.index(after: newline)...])
                 state.withLock { $0.commands.append(command) }
+                guard let receiverFixes else { continue }
+                if command.hasPrefix("?WATCH") {
+                    Thread { self.watch(client, fixes: receiverFixes) }.start()
+                } else if command.hasPrefix("?VERSION") {
+                    Self.send(Self.version, to: client)
+                }
             }
+        }
+    }
+
+    /// The receiver's last reports, then silence.
+    private func watch(_ client: Int32, fixes: Int) {
+        let device = "/dev/ttyACM0"
+        Self.send(
+            #"{"class":"DEVICES","devices":[{"class":"DEVICE","path":"\#(device)","driver":"NMEA0183","activated":"2026-01-01T00:00:00.000Z","native":0,"bps":9600}]}"#,
+            to: client)
+        Self.send(#"{"class":"WATCH","enable":true,"json":true,"nmea":false,"raw":0,"scaled":false}"#, to: client)
+        for index in 0..<fixes {
+            let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+            let latitude = 52.52 + Double(index) * 0.0005
+            Self.send(
+                #"{"class":"TPV","device":"\#(device)","mode":3,"time":"\#(time)","lat":\#(latitude),"lon":13.40,"alt":34.5,"epx":3.1,"epy":3.4,"speed":5.5,"track":12.0}"#,
+                to: client)
+            // The receiver's cadence: a fix a second.
+            Thread.sleep(forTimeInterval: 1)
         }
     }
 }
