@@ -13,6 +13,7 @@ extension AgentCore {
     /// newest points (a crash between appending the points and saving the record).
     mutating func resume(_ saved: [Record], outboxTail: [OutboxRecord], now: Date, into batch: inout Batch) {
         for record in saved {
+            records.insert(record.activityID)
             guard record.attributesType == Attributes.typeName, record.attributes.deviceID == settings.device else {
                 batch.log(
                     .warning, "Ignoring a saved activity of another device or type",
@@ -191,18 +192,19 @@ extension AgentCore {
                 batch.log(.error, "Cannot update the activity", ["error": error.message])
             }
         }
-        var records: [Record] = []
+        var changed: [Record] = []
         for index in trips.indices where trips[index].unsaved {
             trips[index].unsaved = false
             do {
-                records.append(try record(of: trips[index], now: now))
+                changed.append(try record(of: trips[index], now: now))
+                records.insert(trips[index].id)
             } catch {
                 batch.log(.error, "Cannot encode the trip totals", ["error": "\(error)"])
             }
         }
-        if !records.isEmpty || !batch.points.isEmpty {
+        if !changed.isEmpty || !batch.points.isEmpty {
             persisting = batch.points.count
-            batch.actions.append(.persist(points: batch.points, activities: records))
+            batch.actions.append(.persist(points: batch.points, activities: changed))
             if !batch.points.isEmpty { batch.actions.append(.deliverPoints) }
             batch.points = []
         }

@@ -24,12 +24,11 @@ extension AgentCore {
         batch.envelopes.append(.clear(activityID: activityID))
     }
 
-    /// An activity's retained envelope is cleared: it is over, and its record goes.
+    /// An activity's retained envelope is cleared: it is over, and its record, if it has one, goes.
     mutating func forget(_ activityID: String, into batch: inout Batch) {
-        let known = trips.contains { $0.id == activityID } || finished.contains(activityID)
         trips.removeAll { $0.id == activityID }
         pendingClears[activityID] = nil
         finished.insert(activityID)
-        if known { batch.actions.append(.removeState(activityID: activityID)) }
+        if records.remove(activityID) != nil { batch.actions.append(.removeState(activityID: activityID)) }
     }
 }

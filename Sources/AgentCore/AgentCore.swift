@@ -160,6 +160,8 @@ public struct AgentCore: Sendable {
 
     /// Activities being cleared now, or over: known, so never taken for orphans.
     var finished: Set<String> = []
+    /// The activities that have a saved record: loaded at the start, or saved since.
+    var records: Set<String> = []
     var conflict: ConflictDetector
     var watch: SourceWatch
     var timeline = ReplayTimeline()
