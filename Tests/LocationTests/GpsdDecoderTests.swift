@@ -133,9 +133,8 @@ import Testing
             var decoder = GpsdDecoder()
             let fixes = decoder.decode(bytes).compactMap(\.fix)
             let check = try GpsdCheckFile(contentsOf: TestData.path("gpsd-logs/\(log).chk"))
-            let agreement = Agreement(fixes: fixes, check: check, normalize: { $0 })
-            #expect(agreement.agreeing == agreement.gpsdEpochs, "\(log): \(agreement)")
-            #expect(agreement.contradictions.isEmpty, "\(log): \(agreement.contradictions.prefix(3))")
+            let comparison = GpsdComparison(fixes: fixes, check: check, normalize: { $0 })
+            #expect(comparison.missedTimes.isEmpty && comparison.extraCount == 0, "\(log): \(comparison)")
             #expect(decoder.statistics.totalRejected == 0, "\(log): \(decoder.statistics.rejected)")
         }
     }
