@@ -2,11 +2,11 @@ import Foundation
 import Location
 import Testing
 
-/// The comparison harness: every receiver capture in `Data/gpsd-logs` that has gpsd's own decoding
-/// beside it (`NAME.log.chk`) is replayed through the file source, as the agent replays a file, and
-/// compared with gpsd position by position (``GpsdComparison``); the table is printed.
+/// The comparison harness: every receiver capture under `Data/` that has gpsd's own decoding beside
+/// it (`NAME.chk`) is replayed through the file source, as the agent replays a file, and compared
+/// with gpsd position by position (``GpsdComparison``); the table is printed.
 ///
-/// A capture added to `Data/gpsd-logs` with its `.chk` is checked the same way. To check captures
+/// A capture added under `Data/` with its `.chk` is checked the same way. To check captures
 /// kept elsewhere, set `MYELINE_GPSD_CAPTURES` to their directory (each `NAME` beside `NAME.chk`).
 @Suite struct GpsdAgreementTests {
     struct Row {
@@ -24,7 +24,7 @@ import Testing
                 return (capture, directory + "/" + capture, directory + "/" + $0)
             }
         }
-        return TestData.gpsdLogs.map { ($0, TestData.path("gpsd-logs/\($0)"), TestData.path("gpsd-logs/\($0).chk")) }
+        return TestData.capturesWithCheckFiles.map { ($0, TestData.path($0), TestData.path($0 + ".chk")) }
     }
 
     static func replay(_ path: String) async throws -> (fixes: [LocationFix], statistics: SourceStatistics) {

@@ -19,6 +19,17 @@ enum TestData {
         return names.filter { $0.hasSuffix(".log") }.sorted()
     }()
 
+    /// Every capture under `Data/` that has gpsd's decoding of it beside it (`NAME.chk`), as paths
+    /// relative to `Data/` (such as `gpsd-logs/bu353s4.log`), sorted.
+    static let capturesWithCheckFiles: [String] = {
+        let names = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+        let all = Set(names)
+        return names.filter { $0.hasSuffix(".chk") && all.contains(String($0.dropLast(4))) }.map {
+            String($0.dropLast(4))
+        }
+        .sorted()
+    }()
+
     /// The path of a file under `Data/`.
     static func path(_ relative: String) -> String {
         directory.appendingPathComponent(relative).path
