@@ -450,6 +450,50 @@ extension HostileInput {
                 gpx(body: "<?x?><time>2024-03-15T09:27:51Z</time>").replacingOccurrences(
                     of: #"encoding="UTF-8"?>"#, with: #"encoding="UTF-8""#), .rejected(.invalidXML)),
             HostileInput(.gpx, "a stylesheet instruction", gpx(before: #"<?xml-stylesheet href="a.xsl"?>"#), gpxFix),
+            // Hostile XML for the reader's own tokenizer: unclosed tags, huge attributes, deep nesting,
+            // entities that are never expanded, and the XML it must read.
+            HostileInput(
+                .gpx, "the root element never closed", String(gpx().dropLast("</gpx>".count)),
+                .fixAfter(.invalidXML, gpxFix)),
+            HostileInput(
+                .gpx, "the point's time never closed",
+                gpx().replacingOccurrences(of: "</time>", with: ""), .rejected(.invalidXML)),
+            HostileInput(
+                .gpx, "a 2 MiB attribute before the point",
+                gpx().replacingOccurrences(
+                    of: "<trk>", with: "<trk name=\"" + String(repeating: "a", count: 2 << 20) + "\">"),
+                .rejected(.invalidXML)),
+            HostileInput(
+                .gpx, "a 100 KiB attribute before the point",
+                gpx().replacingOccurrences(
+                    of: "<trk>", with: "<trk name=\"" + String(repeating: "a", count: 100 << 10) + "\">"), gpxFix),
+            HostileInput(
+                .gpx, "elements nested 100,001 deep",
+                gpx().replacingOccurrences(of: "<trk>", with: String(repeating: "<a>", count: 100_001) + "<trk>"),
+                .rejected(.invalidXML)),
+            HostileInput(.gpx, "lat and lon in single quotes", gpx(attributes: "lat='53.5' lon='-6.5'"), gpxFix),
+            HostileInput(
+                .gpx, "lat with a character reference", gpx(attributes: #"lat="&#53;3.5" lon="-6.5""#), gpxFix),
+            HostileInput(.gpx, "the time in CDATA", gpxTime("<![CDATA[2024-03-15T09:27:51Z]]>"), gpxFix),
+            HostileInput(.gpx, "a comment inside the time", gpxTime("2024-03-15T09:27<!-- : -->:51Z"), gpxFix),
+            HostileInput(
+                .gpx, "an undefined entity in a name",
+                gpx(body: "<name>&nbsp;</name><time>2024-03-15T09:27:51Z</time>"), gpxFix),
+            HostileInput(
+                .gpx, "a declared entity for the time (never expanded)",
+                gpx(
+                    body: "<time>&t;</time>", before: #"<!DOCTYPE gpx [<!ENTITY t "2024-03-15T09:27:51Z">]>"#),
+                .rejected(.invalidField)),
+            HostileInput(
+                .gpx, "a 1 MB entity used 1,000 times (quadratic blowup: never expanded)",
+                gpx(
+                    body: "<time>2024-03-15T09:27:51Z</time><name>" + String(repeating: "&big;", count: 1000)
+                        + "</name>",
+                    before: "<!DOCTYPE gpx [<!ENTITY big \"" + String(repeating: "b", count: 1_000_000) + "\">]>"),
+                gpxFix),
+            HostileInput(
+                .gpx, "a control character in a description",
+                gpx(body: "<desc>\u{1}</desc><time>2024-03-15T09:27:51Z</time>"), .fixAfter(.binary, gpxFix)),
             // Leap seconds, rollovers and the far future (the live gate corrects rollovers).
             HostileInput(
                 .gpx, "a leap second at the end of 2026", gpxTime("2026-12-31T23:59:60Z"), gpxAt("2027-01-01T00:00:00Z")

@@ -15,8 +15,8 @@
 /// (``controlCharacters``) and read on, as binary noise in a text.
 ///
 /// Memory is bounded: a piece of markup (a tag with its attributes, a comment, an instruction, a
-/// DOCTYPE) longer than ``maximumMarkupLength`` and elements nested deeper than ``maximumDepth`` are
-/// errors; text is handed over in pieces as it comes, however long.
+/// DOCTYPE) longer than ``maximumMarkupLength`` and elements nested deeper than ``maximumDepth``
+/// are errors; text is handed over in pieces as it comes, however long.
 struct XMLTokenizer {
     /// The longest tag, comment, instruction or DOCTYPE accepted: 1 MiB.
     static let maximumMarkupLength = 1 << 20
@@ -91,7 +91,7 @@ struct XMLTokenizer {
         try buffer.withUnsafeBufferPointer { (bytes) throws(XMLError) in
             if atDocumentStart {
                 // A byte-order mark, then maybe the XML declaration: both only at the very start.
-                if count - position < 6 && !atEnd { return }
+                if count - position < 8 && !atEnd { return }
                 if bytes[position...].starts(with: [0xEF, 0xBB, 0xBF]) { position += 3 }
                 atDocumentStart = false
                 if bytes[position...].starts(with: Self.declarationStart) {
@@ -119,6 +119,9 @@ struct XMLTokenizer {
                     }
                     if atEnd { throw error("the document ends inside a tag", at: position) }
                     return
+                }
+                guard next - position <= Self.maximumMarkupLength else {
+                    throw error("a tag, comment or declaration longer than 1 MiB", at: position)
                 }
                 position = next
             }
