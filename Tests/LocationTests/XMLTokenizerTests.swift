@@ -103,6 +103,21 @@ import Testing
         }
     }
 
+    /// Found by FuzzGPX: text before the root with a control character after it was counted as
+    /// binary when the document came whole, and not when a chunk ended between the two.
+    @Test(arguments: ["x\u{1}<gpx/>", "<gpx/>x\u{1}", "\u{1}x<gpx/>", "<gpx>\u{1}</gpx>&\u{1}"])
+    func statisticsDoNotDependOnChunks(document: String) {
+        let bytes = Array(document.utf8)
+        var whole = GPXDecoder(yielding: .track)
+        var points: [GPXPoint] = []
+        bytes.withUnsafeBufferPointer { whole.decode(chunk: $0, into: &points) }
+        whole.finish(into: &points)
+        var bytewise = GPXDecoder(yielding: .track)
+        for byte in bytes { [byte].withUnsafeBufferPointer { bytewise.decode(chunk: $0, into: &points) } }
+        bytewise.finish(into: &points)
+        #expect(bytewise.statistics == whole.statistics && bytewise.xmlError == whole.xmlError)
+    }
+
     /// Documents that are not well-formed, each refused with a message.
     @Test(arguments: [
         ("", "no root element"),

@@ -137,7 +137,6 @@ struct XMLTokenizer {
     ) throws(XMLError) -> Int? {
         var index = position
         var pieceStart = position
-        var sawNonSpace = false
         func flush(_ end: Int, _ handler: inout H) {
             if end > pieceStart && place == .content {
                 handler.text(UnsafeBufferPointer(rebasing: bytes[pieceStart..<end]))
@@ -147,6 +146,7 @@ struct XMLTokenizer {
             let byte = bytes[index]
             if byte == UInt8(ascii: "<") { break }
             if byte == UInt8(ascii: "&") {
+                try requireContent(at: index)
                 flush(index, &handler)
                 guard
                     let semicolon = Self.find(
@@ -155,7 +155,6 @@ struct XMLTokenizer {
                     if count - index < 34 && !atEnd { return index == position ? nil : index }
                     throw error("an '&' that starts no entity reference (write &amp;)", at: index)
                 }
-                sawNonSpace = true
                 decoded.removeAll(keepingCapacity: true)
                 try reference(bytes, from: index + 1, to: semicolon, into: &decoded)
                 if place == .content { decoded.withUnsafeBufferPointer { handler.text($0) } }
@@ -166,17 +165,22 @@ struct XMLTokenizer {
             if byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
                 controlCharacters += 1
             } else if byte != 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D {
-                sawNonSpace = true
+                // Decided at the first such byte, so that how the input is chunked changes nothing.
+                try requireContent(at: index)
             }
             index += 1
         }
-        if sawNonSpace && place != .content {
-            throw error(
-                place == .prolog ? "text before the root element: not an XML document" : "text after the root element",
-                at: position)
-        }
         flush(index, &handler)
         return index
+    }
+
+    /// Throws unless text is allowed here: inside the root element.
+    private func requireContent(at position: Int) throws(XMLError) {
+        switch place {
+        case .content: return
+        case .prolog: throw error("text before the root element: not an XML document", at: position)
+        case .epilog: throw error("text after the root element", at: position)
+        }
     }
 
     /// Decodes the entity reference between `&` and `;` (exclusive) into `output`.
