@@ -18,7 +18,9 @@ import Logging
 ///
 /// A fix without a time (gpsd had no date: a receiver that sends GGA or GLL but no RMC or ZDA) is
 /// placed at the time `timelessFixTime` gives, the live source's clock; without one (a capture,
-/// which cannot tell when it was) it is dropped (``FixDropReason/missingTime``).
+/// which cannot tell when it was) it is dropped (``FixDropReason/missingTime``). A TPV with a time
+/// at the same position as the timeless epoch before it is that epoch, reported again once gpsd
+/// knew the date (the first epoch of most sessions): they merge.
 ///
 /// Lines longer than gpsd's 10,240-character limit, lines that are not JSON objects, objects
 /// without a class and messages with unreadable fields are rejected and counted, each reason logged
@@ -217,7 +219,12 @@ public struct GpsdDecoder {
         deviceAvailable = true
         if let path = tpv.device { lastDevice = path }
         if var epoch = pending {
-            if epoch.time == tpv.time && epoch.isFix == tpv.isFix && (tpv.device == nil || epoch.device == tpv.device) {
+            // gpsd reports an epoch without a time until a sentence of it gives the date, then again
+            // with the time: the same epoch when the position is the same.
+            let sameTime =
+                epoch.time == tpv.time
+                || (epoch.time == nil && epoch.latitude == tpv.latitude && epoch.longitude == tpv.longitude)
+            if sameTime && epoch.isFix == tpv.isFix && (tpv.device == nil || epoch.device == tpv.device) {
                 epoch.merge(tpv)
                 pending = epoch
                 return
