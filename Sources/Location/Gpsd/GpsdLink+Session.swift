@@ -8,6 +8,8 @@ extension GpsdLink {
         var machine: GpsdConnectionMachine
         private var decoder: GpsdDecoder
         private var gate: FixGate
+        /// Fills in speed and course that gpsd did not report (a GGA-only receiver before a date).
+        private var motion = MotionEstimator()
         private var own = SourceStatistics()
         private var publishedDecoder = SourceStatistics()
         private var publishedOwn = SourceStatistics()
@@ -98,6 +100,7 @@ extension GpsdLink {
             decoder.connectionLost(into: &output)
             epochStartedAt = nil
             drain(into: emit)
+            motion.reset()
         }
 
         /// Gates the decoded updates and hands the passed ones to `emit`.
@@ -105,7 +108,8 @@ extension GpsdLink {
             guard !output.isEmpty else { return }
             for update in output { gate.admit(update, statistics: &own, into: &passed) }
             output.removeAll(keepingCapacity: true)
-            for update in passed {
+            for var update in passed {
+                if let fix = update.fix { update.fix = motion.estimate(fix) }
                 own.updates += 1
                 if update.fix != nil { own.fixes += 1 }
                 emit(update)

@@ -10,7 +10,8 @@ import Logging
 /// (``LocationUpdate/Status/sourceUnavailable``). It never ends on its own: when gpsd restarts, or
 /// says nothing for ``GpsdConfiguration/silenceTimeout``, the source reconnects with growing,
 /// randomised waits (``GpsdConfiguration/reconnect``) and watches again. Stop it by ending the
-/// iteration or cancelling its task.
+/// iteration or cancelling its task. A speed or course gpsd did not report is derived from the
+/// positions (``MotionEstimator``).
 ///
 /// The network work runs on a thread of its own; a consumer slower than gpsd loses the oldest
 /// updates beyond ``GpsdConfiguration/bufferSize`` (counted in ``SourceStatistics/updatesDiscarded``).

@@ -4,9 +4,9 @@ import Foundation
 /// `<speed>`, a receiver that sends GGA but no RMC or VTG), from the positions of consecutive
 /// fixes: a pure state machine, fed the fixes a source passes, in order.
 ///
-/// The reference for a fix is the oldest fix of the last ``Configuration/window`` seconds before it
-/// or, when there is none that old, the fix just before it if it is at most
-/// ``Configuration/maximumInterval`` earlier. Speed is the great-circle distance from the reference
+/// The reference for a fix is the most recent fix at least ``Configuration/window`` seconds before
+/// it or, when none is that old, the oldest fix since the last gap (fixes more than
+/// ``Configuration/maximumInterval`` apart). Speed is the great-circle distance from the reference
 /// divided by the time between them, if that time is at least ``Configuration/minimumInterval``;
 /// course is the initial bearing from the reference, if the distance is at least
 /// ``Configuration/minimumDistance`` (below it, receiver noise would decide the direction). Values

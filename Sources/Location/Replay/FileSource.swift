@@ -326,8 +326,9 @@ private final class FileReplay: UpdateProducer {
         }
         for update in decoded { admit(update) }
         if chunk.isEmpty {
+            let before = ready.count
             gate.finish(statistics: &own, into: &ready)
-            deriveMotion(from: ready.count)
+            deriveMotion(from: before)
             lapDone = true
             file = nil
             if format == .gpx && lap == 0 { countGPX() }
