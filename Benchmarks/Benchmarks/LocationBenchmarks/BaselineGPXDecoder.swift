@@ -2,6 +2,7 @@
 // baseline of the GPX benchmark: Foundation's XMLParser (libxml2), the whole document in memory.
 // Only its names changed (BaselineBaselineGPXDecoder, BaselinePoint), so that it builds beside Location.
 import Foundation
+import Location
 
 #if canImport(FoundationXML)
 import FoundationXML
