@@ -98,6 +98,7 @@ public struct LocationFix: Hashable, Sendable {
 
     /// Motion values computed from positions rather than reported by the receiver.
     public struct DerivedMotion: OptionSet, Hashable, Sendable {
+        /// One bit per value: 1 speed, 2 course.
         public let rawValue: UInt8
         /// Creates a set from its raw bits.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
