@@ -36,5 +36,12 @@ let package = Package(
         benchmarks("LocationBenchmarks", using: ["Location"]),
         benchmarks("LiveActivityBenchmarks", using: ["LiveActivity"]),
         benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity"]),
+        // Replays a file through Location's FileSource at maximum speed and prints its peak resident
+        // memory (the GPX reader's figure in docs/benchmarks.md); also writes the 100 MB GPX it reads.
+        .executableTarget(
+            name: "LocationReplay",
+            dependencies: [.product(name: "Location", package: "Myeline")],
+            path: "Sources/LocationReplay"
+        ),
     ]
 )

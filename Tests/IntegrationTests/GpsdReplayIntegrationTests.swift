@@ -68,6 +68,21 @@ struct GpsdReplayIntegrationTests {
         return epochs
     }
 
+    /// The clock of the source under test: the time of fixes that gpsd sends without one.
+    static let timelessClock = Date(timeIntervalSince1970: 1_900_000_000)
+
+    /// The positions of the fix TPVs gpspipe printed without a time.
+    static func gpspipeTimelessFixes(_ output: String) -> [(Double, Double)] {
+        output.split(whereSeparator: \.isNewline).compactMap { line in
+            guard line.hasPrefix("{"),
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["class"] as? String == "TPV", object["time"] == nil, (object["mode"] as? Int ?? 0) >= 2,
+                let latitude = object["lat"] as? Double, let longitude = object["lon"] as? Double
+            else { return nil }
+            return (latitude, longitude)
+        }
+    }
+
     @Test(arguments: logs)
     func replayThroughGpsdGivesTheSamePositions(log: String) async throws {
         let bytes = Array(try Data(contentsOf: Self.logDirectory.appendingPathComponent(log)))
@@ -75,7 +90,8 @@ struct GpsdReplayIntegrationTests {
             var configuration = Self.configuration(port: gpsd.port)
             // gpsd sends the whole log in a burst: keep every update for the comparison.
             configuration.bufferSize = 100_000
-            let source = try GpsdSource(configuration: configuration)
+            // A fix gpsd sends without a time (before the log gives a date) is placed at this clock.
+            let source = try GpsdSource(configuration: configuration, now: { Self.timelessClock })
             let gpspipe = try TestProcess(
                 name: "gpspipe", executable: try executablePath("gpspipe", package: "gpsd-clients"),
                 arguments: ["-w", "127.0.0.1:\(gpsd.port)"])
@@ -99,7 +115,14 @@ struct GpsdReplayIntegrationTests {
             await gpspipe.stop()
             return (updates, gpspipe.output, source.statistics)
         }
-        let fixes = updates.compactMap(\.fix).filter { !Self.isSentinel(LocationUpdate(fix: $0)) }
+        let all = updates.compactMap(\.fix).filter { !Self.isSentinel(LocationUpdate(fix: $0)) }
+        // Fixes gpsd never sent with a time, at gpsd's positions, placed at the source's clock.
+        let timeless = all.filter { $0.time == Self.timelessClock }
+        let fixes = all.filter { $0.time != Self.timelessClock }
+        #expect(
+            timeless.allSatisfy { fix in
+                Self.gpspipeTimelessFixes(piped).contains { $0 == (fix.latitude, fix.longitude) }
+            })
         #expect(updates.allSatisfy { $0.fix.map { $0.latitude.isFinite && $0.longitude.isFinite } ?? true })
 
         // Exactly the fix epochs gpsd sent to another client, at exactly its positions.

@@ -91,7 +91,7 @@ struct HostileInput: Sendable, CustomTestStringConvertible {
             statistics = decoder.statistics
         }
         var gate = FixGate()
-        let passed = updates.compactMap { gate.admit($0, statistics: &statistics) }
+        let passed = gate.admitAll(updates, statistics: &statistics)
         let fixes = passed.compactMap(\.fix)
         switch (statistics.rejected.count, statistics.dropped.count, fixes.count) {
         case (1, 0, 0) where statistics.totalRejected == 1: return .rejected(statistics.rejected.keys.first!)

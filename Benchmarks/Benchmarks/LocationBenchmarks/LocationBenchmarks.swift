@@ -3,10 +3,13 @@ import BenchmarkSupport
 import Foundation
 import Location
 
-/// The real receiver captures of Tests/LocationTests/Data/gpsd-logs.
-private let logDirectory = URL(fileURLWithPath: #filePath)
+/// The test data of Tests/LocationTests/Data.
+private let dataDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Tests/LocationTests/Data/gpsd-logs")
+    .appendingPathComponent("Tests/LocationTests/Data")
+
+/// The real receiver captures of Tests/LocationTests/Data/gpsd-logs.
+private let logDirectory = dataDirectory.appendingPathComponent("gpsd-logs")
 
 private let logNames: [String] = {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: logDirectory.path)) ?? []
@@ -39,6 +42,35 @@ private let tpvLines: [UInt8] = {
 }()
 private let tpvLineCount = tpvLines.filter { $0 == UInt8(ascii: "\n") }.count
 
+/// The 12 GPX files of Tests/LocationTests/Data/gpx (gpxpy's tests: real tracks, routes, extremes).
+private let gpxFiles: [[UInt8]] = {
+    let directory = dataDirectory.appendingPathComponent("gpx")
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
+        $0.hasSuffix(".gpx")
+    }
+    return names.sorted().map { Array((try? Data(contentsOf: directory.appendingPathComponent($0))) ?? Data()) }
+}()
+/// The points the readers yield from them.
+private let gpxFilePoints = gpxFiles.reduce(0) { total, file in
+    var decoder = GPXDecoder()
+    return total + decoder.decode(file).count
+}
+
+/// A long track: the real car drive "around Višnjan" (104 points, a Garmin eTrex 20x) with its
+/// segment repeated 100 times, 10,400 points.
+private let longTrack: [UInt8] = {
+    let file = dataDirectory.appendingPathComponent("gpx/around-visnjan-with-car.gpx")
+    let text = String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self)
+    guard let open = text.range(of: "<trkseg>"), let close = text.range(of: "</trkseg>") else { return [] }
+    let segment = text[open.upperBound..<close.lowerBound]
+    return Array(
+        (text[..<open.upperBound] + String(repeating: String(segment), count: 100) + text[close.lowerBound...]).utf8)
+}()
+private let longTrackPoints: Int = {
+    var decoder = GPXDecoder()
+    return decoder.decode(longTrack).count
+}()
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .myeline()
 
@@ -49,6 +81,48 @@ let benchmarks: @Sendable () -> Void = {
                     var decoder = NMEADecoder()
                     blackHole(decoder.decode(log))
                 }
+            }
+        }
+    }
+
+    Benchmark("GPX decode: \(gpxFilePoints) points of 12 files") { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for file in gpxFiles {
+                    var decoder = GPXDecoder()
+                    blackHole(decoder.decode(file))
+                }
+            }
+        }
+    }
+
+    Benchmark("GPX decode, baseline (XMLParser, before issue 20): \(gpxFilePoints) points of 12 files") { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for file in gpxFiles {
+                    var decoder = BaselineGPXDecoder()
+                    blackHole(decoder.decode(file))
+                }
+            }
+        }
+    }
+
+    Benchmark("GPX decode: a \(longTrack.count / 1024) KiB track of \(longTrackPoints) points") { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                var decoder = GPXDecoder()
+                blackHole(decoder.decode(longTrack))
+            }
+        }
+    }
+
+    Benchmark(
+        "GPX decode, baseline (XMLParser, before issue 20): a \(longTrack.count / 1024) KiB track of \(longTrackPoints) points"
+    ) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                var decoder = BaselineGPXDecoder()
+                blackHole(decoder.decode(longTrack))
             }
         }
     }

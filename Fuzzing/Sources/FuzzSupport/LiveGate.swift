@@ -7,8 +7,7 @@ extension FuzzSupport {
         precondition(statistics.bytesRead >= inputCount, "the decoder did not count every byte")
         var statistics = statistics
         var gate = FixGate()
-        for update in updates {
-            guard let passed = gate.admit(update, statistics: &statistics), let fix = passed.fix else { continue }
+        for fix in gate.admitAll(updates, statistics: &statistics).compactMap(\.fix) {
             precondition((-90...90).contains(fix.latitude) && (-180...180).contains(fix.longitude))
             precondition(fix.time >= FixGate.Configuration.lastWeekRollover)
         }

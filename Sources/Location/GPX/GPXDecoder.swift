@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-
 /// One point of a GPX file: a track point, or a route point or waypoint in a file without tracks.
 public struct GPXPoint: Hashable, Sendable {
     /// Latitude in degrees (the `lat` attribute).
@@ -30,193 +26,260 @@ public struct GPXPoint: Hashable, Sendable {
     public var pdop: Double?
 }
 
-/// Decodes GPX 1.0 and 1.1 documents: track points in document order (all tracks and segments),
-/// or, in a file without track points, its route points, or else its waypoints.
+/// The kinds of GPX point, by the element that holds them.
+public enum GPXPointKind: String, Hashable, Sendable, CaseIterable {
+    /// `<trkpt>`, in `<trk><trkseg>`.
+    case track
+    /// `<rtept>`, in `<rte>`.
+    case route
+    /// `<wpt>`, directly in `<gpx>`.
+    case waypoint
+}
+
+/// Decodes GPX 1.0 and 1.1 documents, streaming: fed the document in chunks of any size, it yields
+/// the points of one kind as it reads them, in memory bounded by a constant (the XML tokenizer's
+/// limits, ``XMLTokenizer``), not by the document.
 ///
-/// `<extensions>` are skipped, namespaces and a byte-order mark are accepted, points without
-/// `<time>` are kept (their time is `nil`). Points with an unreadable position, elevation or time
-/// are rejected and counted as ``LineRejection/invalidField``; a document that is not well-formed
-/// XML keeps the points before the error and counts ``LineRejection/invalidXML``.
+/// Which points a file stands for: its track points in document order (all tracks and segments),
+/// or, in a file without track points, its route points, or else its waypoints. A streaming reader
+/// cannot know that before the end: ``decode(_:)`` reads a whole document and chooses; a file is
+/// read once to count its points (``pointCounts``) and once more for the kind chosen
+/// (``preferredKind``), as ``FileSource`` does.
+///
+/// `<extensions>` are skipped, namespace prefixes and a byte-order mark accepted, points without
+/// `<time>` kept (their time is `nil`). Points with an unreadable position, elevation or time are
+/// rejected and counted as ``LineRejection/invalidField``; a document that is not well-formed XML
+/// keeps the points before the error, counts ``LineRejection/invalidXML`` and says why in
+/// ``xmlError``. Control characters, which XML does not allow, are counted as
+/// ``LineRejection/binary`` (once per document) and skipped. Foundation's XMLParser is not used:
+/// it would bring libxml2 and ICU's data into the agent (issue 24).
 public struct GPXDecoder {
-    /// Counters: `linesRead` counts points read; rejections are counted by reason.
+    /// Counters: `linesRead` counts points read (of every kind), `linesDecoded` those with a
+    /// readable position, elevation and time; rejections are counted by reason.
     public var statistics = SourceStatistics()
-    /// The XML parser's error, if the document was not well-formed.
+    /// Why the document is not well-formed XML, if it is not.
     public private(set) var xmlError: String?
+    /// The points of each kind read so far, valid or not.
+    public var pointCounts: [GPXPointKind: Int] { collector.counts }
+    /// The valid points of each kind that have no time.
+    public var untimedCounts: [GPXPointKind: Int] { collector.untimed }
 
-    /// Creates a decoder.
-    public init() {}
+    private var tokenizer = XMLTokenizer()
+    private var collector: GPXCollector
+    private var failed = false
 
-    /// Decodes a whole document into its points.
-    public mutating func decode(_ bytes: [UInt8]) -> [GPXPoint] {
-        let collector = GPXCollector()
-        // Foundation's XMLParser on Linux can crash on malformed UTF-8 (in attributes), so invalid
-        // sequences are replaced by U+FFFD first, which then fail the element they are in.
-        var data = Data(bytes)
-        if String(validating: bytes, as: UTF8.self) == nil || bytes.contains(0) {
-            data = Data(String(decoding: bytes.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self).utf8)
-            statistics.rejected[.binary, default: 0] += 1
+    /// Creates a decoder that yields the points of `kind` only (and counts the others).
+    public init(yielding kind: GPXPointKind) {
+        collector = GPXCollector(yielding: [kind])
+    }
+
+    /// Creates a decoder that yields the points of these kinds (none: it only counts them).
+    init(yielding kinds: Set<GPXPointKind>) {
+        collector = GPXCollector(yielding: kinds)
+    }
+
+    /// Creates a decoder for ``decode(_:)``, which yields the points a whole document stands for.
+    public init() {
+        collector = GPXCollector(yielding: Set(GPXPointKind.allCases))
+    }
+
+    /// The kind of point a document with these counts stands for: tracks, else routes, else waypoints.
+    public static func preferredKind(_ counts: [GPXPointKind: Int]) -> GPXPointKind {
+        if counts[.track, default: 0] > 0 { return .track }
+        if counts[.route, default: 0] > 0 { return .route }
+        return counts[.waypoint, default: 0] > 0 ? .waypoint : .track
+    }
+
+    /// Decodes the next chunk of the document, appending the points it completes to `points`.
+    public mutating func decode(chunk: UnsafeBufferPointer<UInt8>, into points: inout [GPXPoint]) {
+        statistics.bytesRead += chunk.count
+        guard !failed else { return }
+        collector.output = points
+        points = []
+        do {
+            try tokenizer.feed(chunk, to: &collector)
+        } catch {
+            fail(error)
         }
-        // Foundation's XMLParser on Linux crashes on a processing instruction without data (`<?x?>`,
-        // found by fuzzing); GPX needs none, so every one but the XML declaration is blanked out.
-        data = Self.blankingProcessingInstructions(data)
-        let parser = XMLParser(data: data)
-        // Namespaces are resolved by hand (a prefix is dropped): the parser's own namespace
-        // processing is another path that malformed input can crash.
-        parser.shouldProcessNamespaces = false
-        parser.delegate = collector
-        // Foundation's parser on Linux accepts a document that ends early (an empty file, a copy cut
-        // short): it is well-formed only if its root element was opened and closed.
-        let wellFormed = parser.parse() && collector.sawRoot && collector.openElements == 0
-        statistics.bytesRead += bytes.count
+        swap(&points, &collector.output)
+        countPoints()
+    }
+
+    /// Ends the document, appending any points still to come; counts what the document held.
+    public mutating func finish(into points: inout [GPXPoint]) {
+        if !failed {
+            collector.output = points
+            points = []
+            do {
+                try tokenizer.finish(to: &collector)
+            } catch {
+                fail(error)
+            }
+            swap(&points, &collector.output)
+        }
+        countPoints()
+        if tokenizer.controlCharacters > 0 { statistics.rejected[.binary, default: 0] += 1 }
+    }
+
+    /// Moves the collector's counts of points read and rejected into ``statistics``.
+    private mutating func countPoints() {
         statistics.linesRead += collector.pointsRead
         statistics.linesDecoded += collector.pointsRead - collector.rejectedPoints
         if collector.rejectedPoints > 0 { statistics.rejected[.invalidField, default: 0] += collector.rejectedPoints }
-        if !wellFormed {
-            statistics.rejected[.invalidXML, default: 0] += 1
-            xmlError =
-                parser.parserError.map { "\($0.localizedDescription) at line \(parser.lineNumber)" }
-                ?? (collector.sawRoot
-                    ? "the document ends before its root element does" : "no root element: not an XML document")
-        }
-        if !collector.track.isEmpty { return collector.track }
-        if !collector.route.isEmpty { return collector.route }
-        return collector.waypoints
+        collector.pointsRead = 0
+        collector.rejectedPoints = 0
+    }
+
+    /// Decodes a whole document into its points: the track points, or the route points of a file
+    /// without tracks, or else its waypoints.
+    public mutating func decode(_ bytes: [UInt8]) -> [GPXPoint] {
+        var points: [GPXPoint] = []
+        bytes.withUnsafeBufferPointer { decode(chunk: $0, into: &points) }
+        finish(into: &points)
+        let kind = Self.preferredKind(pointCounts)
+        return zip(points, collector.outputKinds).filter { $0.1 == kind }.map(\.0)
+    }
+
+    private mutating func fail(_ error: XMLError) {
+        failed = true
+        statistics.rejected[.invalidXML, default: 0] += 1
+        xmlError = error.description
     }
 }
 
-extension GPXDecoder {
-    /// `data` with every `<?…?>` but an XML declaration at the start replaced by spaces.
-    static func blankingProcessingInstructions(_ data: Data) -> Data {
-        var bytes = [UInt8](data)
-        var index = 0
-        while index + 1 < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<"), bytes[index + 1] == UInt8(ascii: "?") else {
-                index += 1
-                continue
-            }
-            let isDeclaration =
-                bytes[..<index].allSatisfy { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-                && bytes[(index + 2)...].starts(with: Array("xml ".utf8))
-            // The declaration is kept, and the search goes on inside it: one left open must not hide
-            // the instructions after it (found by fuzzing).
-            guard !isDeclaration else {
-                index += 2
-                continue
-            }
-            var end = index + 2
-            while end + 1 < bytes.count, !(bytes[end] == UInt8(ascii: "?") && bytes[end + 1] == UInt8(ascii: ">")) {
-                end += 1
-            }
-            for position in index..<min(end + 2, bytes.count) { bytes[position] = 0x20 }
-            index = end + 2
-        }
-        return Data(bytes)
+/// Turns the tokenizer's events into points.
+private struct GPXCollector: XMLHandler {
+    /// The fields of a point read from its child elements.
+    private enum Field {
+        case elevation, time, speed, course, fix, satellites, hdop, vdop, pdop
     }
-}
 
-/// The XMLParser delegate: collects points by kind.
-private final class GPXCollector: NSObject, XMLParserDelegate {
-    var track: [GPXPoint] = []
-    var route: [GPXPoint] = []
-    var waypoints: [GPXPoint] = []
+    /// The longest text of a point's field that is read; a longer one is unreadable.
+    static let maximumFieldLength = 64
+
+    let yielding: Set<GPXPointKind>
+    var output: [GPXPoint] = []
+    var counts: [GPXPointKind: Int] = [:]
+    var untimed: [GPXPointKind: Int] = [:]
     var pointsRead = 0
     var rejectedPoints = 0
+    /// When more than one kind is yielded (``GPXDecoder/decode(_:)``): the kind of each point yielded.
+    var outputKinds: [GPXPointKind] = []
 
-    /// Whether an element was opened, and how many are open.
-    var sawRoot = false
-    var openElements = 0
-
-    private enum Kind { case track, route, waypoint }
-    private var current: (kind: Kind, point: GPXPoint, valid: Bool)?
-    private var text = ""
+    private var current: (kind: GPXPointKind, point: GPXPoint, valid: Bool, depth: Int)?
+    private var depth = 0
     private var extensionDepth = 0
+    private var field: Field?
+    private var fieldText: [UInt8] = []
+    private var fieldTooLong = false
 
-    func parser(
-        _ parser: XMLParser, didStartElement qualifiedElementName: String, namespaceURI: String?,
-        qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        sawRoot = true
-        openElements += 1
-        let elementName = Self.localName(qualifiedElementName)
-        if extensionDepth > 0 || elementName == "extensions" {
+    init(yielding: Set<GPXPointKind>) {
+        self.yielding = yielding
+        fieldText.reserveCapacity(Self.maximumFieldLength)
+    }
+
+    mutating func startElement(_ name: XMLName, attributes: XMLAttributes) {
+        depth += 1
+        if extensionDepth > 0 || name.is("extensions") {
             extensionDepth += 1
             return
         }
-        text = ""
-        let kind: Kind? =
-            switch elementName {
-            case "trkpt": .track
-            case "rtept": .route
-            case "wpt": .waypoint
-            default: nil
-            }
+        if let point = current {
+            // A child of the point: one of its fields, read from its text.
+            guard depth == point.depth + 1 else { return }
+            field = Self.field(name)
+            fieldText.removeAll(keepingCapacity: true)
+            fieldTooLong = false
+            return
+        }
+        let kind: GPXPointKind? =
+            if name.is("trkpt") { .track } else if name.is("rtept") { .route } else if name.is("wpt") { .waypoint } else
+            { nil }
         guard let kind else { return }
         pointsRead += 1
-        let latitude = attributes["lat"].flatMap(Self.number)
-        let longitude = attributes["lon"].flatMap(Self.number)
+        counts[kind, default: 0] += 1
+        let latitude = attributes.withValue("lat") { DecimalParsing.double($0) } ?? nil
+        let longitude = attributes.withValue("lon") { DecimalParsing.double($0) } ?? nil
         current = (
             kind, GPXPoint(latitude: latitude ?? .nan, longitude: longitude ?? .nan),
-            latitude != nil && longitude != nil
+            latitude != nil && longitude != nil,
+            depth
         )
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if extensionDepth == 0 && current != nil { text += string }
+    mutating func text(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard field != nil, extensionDepth == 0 else { return }
+        if fieldText.count + bytes.count > Self.maximumFieldLength {
+            fieldTooLong = true
+            return
+        }
+        fieldText.append(contentsOf: bytes)
     }
 
-    func parser(
-        _ parser: XMLParser, didEndElement qualifiedElementName: String, namespaceURI: String?, qualifiedName: String?
-    ) {
-        openElements -= 1
-        let elementName = Self.localName(qualifiedElementName)
+    mutating func endElement(_ name: XMLName) {
+        defer { depth -= 1 }
         if extensionDepth > 0 {
             extensionDepth -= 1
             return
         }
-        guard let kind = current?.kind, var point = current?.point, var valid = current?.valid else { return }
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        text = ""
-        switch elementName {
-        case "ele":
-            point.elevation = Self.number(value)
-            if point.elevation == nil { valid = false }
-        case "time":
-            point.time = CivilTime.parseISO8601(value)
-            if point.time == nil { valid = false }
-        case "speed": point.speed = Self.number(value)
-        case "course": point.course = Self.number(value)
-        case "fix": point.fix = value
-        case "sat": point.satellites = Int(value)
-        case "hdop": point.hdop = Self.number(value)
-        case "vdop": point.vdop = Self.number(value)
-        case "pdop": point.pdop = Self.number(value)
-        case "trkpt", "rtept", "wpt":
+        guard var point = current else { return }
+        if depth == point.depth {
             current = nil
-            guard valid else {
+            guard point.valid else {
                 rejectedPoints += 1
                 return
             }
-            switch kind {
-            case .track: track.append(point)
-            case .route: route.append(point)
-            case .waypoint: waypoints.append(point)
+            if point.point.time == nil { untimed[point.kind, default: 0] += 1 }
+            if yielding.contains(point.kind) {
+                output.append(point.point)
+                if yielding.count > 1 { outputKinds.append(point.kind) }
             }
             return
-        default: break
         }
-        current = (kind, point, valid)
+        guard depth == point.depth + 1, let field else { return }
+        self.field = nil
+        let tooLong = fieldTooLong
+        fieldText.withUnsafeBufferPointer { text in
+            let value = tooLong ? nil : Self.trimmed(text)
+            func number() -> Double? { value.flatMap { DecimalParsing.double($0) } }
+            switch field {
+            case .elevation:
+                point.point.elevation = number()
+                if point.point.elevation == nil { point.valid = false }
+            case .time:
+                point.point.time = value.flatMap { CivilTime.parseISO8601($0) }
+                if point.point.time == nil { point.valid = false }
+            case .speed: point.point.speed = number()
+            case .course: point.point.course = number()
+            case .fix: point.point.fix = value.map { String(decoding: $0, as: UTF8.self) }
+            case .satellites: point.point.satellites = value.flatMap { DecimalParsing.integer($0) }
+            case .hdop: point.point.hdop = number()
+            case .vdop: point.point.vdop = number()
+            case .pdop: point.point.pdop = number()
+            }
+        }
+        current = point
     }
 
-    /// `trkpt` for `gpx:trkpt`.
-    private static func localName(_ name: String) -> String {
-        guard let colon = name.lastIndex(of: ":") else { return name }
-        return String(name[name.index(after: colon)...])
+    private static func field(_ name: XMLName) -> Field? {
+        if name.is("ele") { return .elevation }
+        if name.is("time") { return .time }
+        if name.is("speed") { return .speed }
+        if name.is("course") { return .course }
+        if name.is("fix") { return .fix }
+        if name.is("sat") { return .satellites }
+        if name.is("hdop") { return .hdop }
+        if name.is("vdop") { return .vdop }
+        if name.is("pdop") { return .pdop }
+        return nil
     }
 
-    /// A decimal number, without the NaN and infinities that Double(String) would accept.
-    private static func number(_ text: String) -> Double? {
-        var text = text
-        return text.withUTF8 { DecimalParsing.double($0) }
+    /// The text without the white space around it.
+    private static func trimmed(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0
+        var end = text.count
+        while start < end, XMLTokenizer.isSpace(text[start]) { start += 1 }
+        while end > start, XMLTokenizer.isSpace(text[end - 1]) { end -= 1 }
+        return UnsafeBufferPointer(rebasing: text[start..<end])
     }
 }

@@ -8,8 +8,19 @@ import Logging
 /// state and device are merged, and the epoch becomes one update when a TPV of another epoch
 /// arrives, when the live source's epoch timer fires (``flush(into:)``), or at the end of a capture.
 /// Mode 0 or 1 (or a TPV without a position) is "no fix": an update without a fix, never NaN.
-/// SKY messages supply DOPs and the satellites used to the epochs that follow them. A fix without
-/// a time cannot be placed and is dropped (``FixDropReason/missingTime``).
+///
+/// SKY messages supply DOPs and the satellites used to their epoch. gpsd sends an epoch's SKY
+/// before its TPV or after it, depending on the receiver's sentence order, and gpsd 3.22 gives SKY
+/// no time: the order is learned from the first of the two after the start (or a reconnection),
+/// leaving out the TPVs without a time that gpsd sends before it knows the date; a SKY with a time
+/// (gpsd 3.23 and later) joins the epoch of that time whatever the order. An epoch without a SKY
+/// of its own takes the latest one before it.
+///
+/// A fix without a time (gpsd had no date: a receiver that sends GGA or GLL but no RMC or ZDA) is
+/// placed at the time `timelessFixTime` gives, the live source's clock; without one (a capture,
+/// which cannot tell when it was) it is dropped (``FixDropReason/missingTime``). A TPV with a time
+/// at the same position as the timeless epoch before it is that epoch, reported again once gpsd
+/// knew the date (the first epoch of most sessions): they merge.
 ///
 /// Lines longer than gpsd's 10,240-character limit, lines that are not JSON objects, objects
 /// without a class and messages with unreadable fields are rejected and counted, each reason logged
@@ -31,8 +42,14 @@ public struct GpsdDecoder {
         case rejected(LineRejection)
     }
 
+    /// Whether an epoch's SKY comes before its TPV; `nil` until the first of them arrives.
+    private var skyFirst: Bool?
     private var pending: GpsdTPV?
+    /// The latest SKY when the pending epoch's first TPV arrived, and the latest one since.
+    private var skyBefore: GpsdSKY?
+    private var skyAfter: GpsdSKY?
     private var latestSky: GpsdSKY?
+    private let timelessFixTime: (@Sendable () -> Date)?
     private var deviceAvailable: Bool?
     private var lastDevice: String?
     private var lastStatus: LocationUpdate.Status?
@@ -45,9 +62,15 @@ public struct GpsdDecoder {
     /// - Parameters:
     ///   - device: use only this device's messages; `nil` uses any device's.
     ///   - logger: where the first rejection of each kind and gpsd's ERROR messages are logged (info).
-    public init(device: String? = nil, logger: Logger = Logger(label: "myeline.location.gpsd")) {
+    ///   - timelessFixTime: the time of a fix that gpsd sent without one (the live source's clock,
+    ///     called when the fix is reported); `nil` drops such fixes (``FixDropReason/missingTime``).
+    public init(
+        device: String? = nil, logger: Logger = Logger(label: "myeline.location.gpsd"),
+        timelessFixTime: (@Sendable () -> Date)? = nil
+    ) {
         self.device = device
         self.log = OnceLogger(logger: logger)
+        self.timelessFixTime = timelessFixTime
     }
 
     /// Decodes a whole capture (for tests and tools): every update, in order.
@@ -99,8 +122,10 @@ public struct GpsdDecoder {
     /// Ends the epoch in progress now (the live source's timer): appends its update, if any.
     mutating func flush(into output: inout [LocationUpdate]) {
         guard let epoch = pending else { return }
-        pending = nil
         emit(epoch, into: &output)
+        pending = nil
+        skyBefore = nil
+        skyAfter = nil
     }
 
     /// The connection to gpsd is gone: ends the epoch in progress and, unless the last update
@@ -108,6 +133,7 @@ public struct GpsdDecoder {
     mutating func connectionLost(into output: inout [LocationUpdate]) {
         flush(into: &output)
         latestSky = nil
+        skyFirst = nil
         deviceAvailable = nil
         if lastStatus != .sourceUnavailable {
             append(LocationUpdate(noFix: .sourceUnavailable, device: device ?? lastDevice), into: &output)
@@ -126,7 +152,7 @@ public struct GpsdDecoder {
         case .sky(let sky):
             guard isWatched(sky.device) else { return ignore() }
             statistics.linesDecoded += 1
-            latestSky = sky
+            receive(sky)
         case .devices(let devices):
             statistics.linesDecoded += 1
             let watched = devices.filter { $0.activated != false && isWatched($0.path) }
@@ -166,6 +192,18 @@ public struct GpsdDecoder {
         return path == device
     }
 
+    private mutating func receive(_ sky: GpsdSKY) {
+        if skyFirst == nil { skyFirst = pending == nil }
+        latestSky = sky
+        guard let epoch = pending else { return }
+        if let time = sky.time, let epochTime = epoch.time {
+            // A SKY with a time joins its own epoch.
+            if time == epochTime { skyAfter = sky }
+        } else if skyFirst == false {
+            skyAfter = sky
+        }
+    }
+
     private mutating func deviceGone(into output: inout [LocationUpdate]) {
         flush(into: &output)
         latestSky = nil
@@ -181,7 +219,12 @@ public struct GpsdDecoder {
         deviceAvailable = true
         if let path = tpv.device { lastDevice = path }
         if var epoch = pending {
-            if epoch.time == tpv.time && epoch.isFix == tpv.isFix && (tpv.device == nil || epoch.device == tpv.device) {
+            // gpsd reports an epoch without a time until a sentence of it gives the date, then again
+            // with the time: the same epoch when the position is the same.
+            let sameTime =
+                epoch.time == tpv.time
+                || (epoch.time == nil && epoch.latitude == tpv.latitude && epoch.longitude == tpv.longitude)
+            if sameTime && epoch.isFix == tpv.isFix && (tpv.device == nil || epoch.device == tpv.device) {
                 epoch.merge(tpv)
                 pending = epoch
                 return
@@ -189,7 +232,14 @@ public struct GpsdDecoder {
             pending = nil
             emit(epoch, into: &output)
         }
+        if skyFirst == nil, tpv.time != nil { skyFirst = false }
         pending = tpv
+        // This epoch's SKY if gpsd sends SKY first; otherwise the stand-in until the epoch's own comes.
+        skyBefore = latestSky.flatMap { sky in
+            guard let time = sky.time, let epochTime = tpv.time else { return sky }
+            return time <= epochTime ? sky : nil
+        }
+        skyAfter = nil
         epochsOpened += 1
     }
 
@@ -199,13 +249,13 @@ public struct GpsdDecoder {
             append(LocationUpdate(noFix: .noFix, time: epoch.time, device: path), into: &output)
             return
         }
-        guard let time = epoch.time else {
+        guard let time = epoch.time ?? timelessFixTime?() else {
             statistics.dropped[.missingTime, default: 0] += 1
             return
         }
         var accuracy = epoch.eph
         if accuracy == nil, let epx = epoch.epx, let epy = epoch.epy { accuracy = (epx * epx + epy * epy).squareRoot() }
-        let sky = latestSky
+        let sky = skyAfter ?? skyBefore
         let fix = LocationFix(
             time: time, latitude: latitude, longitude: longitude, altitude: epoch.altitudeMSL ?? epoch.altitude,
             speed: epoch.speed, course: epoch.track, horizontalAccuracy: accuracy,
@@ -237,6 +287,11 @@ public struct GpsdDecoder {
 extension GpsdDecoder: LineDecoder {
     mutating func decode(line: UnsafeBufferPointer<UInt8>, into output: inout [LocationUpdate]) {
         _ = decodeLine(line, into: &output)
+    }
+
+    mutating func countTooLongLine(bytes: Int) {
+        statistics.bytesRead += bytes
+        countTooLongLine()
     }
 
     mutating func finish(into output: inout [LocationUpdate]) {

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 extension GpsdLink {
@@ -7,10 +8,13 @@ extension GpsdLink {
         var machine: GpsdConnectionMachine
         private var decoder: GpsdDecoder
         private var gate: FixGate
+        /// Fills in speed and course that gpsd did not report (a GGA-only receiver before a date).
+        private var motion = MotionEstimator()
         private var own = SourceStatistics()
         private var publishedDecoder = SourceStatistics()
         private var publishedOwn = SourceStatistics()
         private var output: [LocationUpdate] = []
+        private var passed: [LocationUpdate] = []
         private var epochsSeen = 0
         private var epochStartedAt: Double?
         private let epochTimeout: Double
@@ -18,11 +22,12 @@ extension GpsdLink {
         private let endpoint: String
         private var failuresInARow = 0
 
-        init(configuration: GpsdConfiguration, logger: Logger) {
+        /// - Parameter now: the wall clock, the time of a fix that gpsd sends without one.
+        init(configuration: GpsdConfiguration, logger: Logger, now: @escaping @Sendable () -> Date) {
             machine = GpsdConnectionMachine(
                 watchCommand: configuration.watchCommand, silenceTimeout: configuration.silenceTimeout.inSeconds,
                 retryDelay: configuration.reconnect)
-            decoder = GpsdDecoder(device: configuration.device, logger: logger)
+            decoder = GpsdDecoder(device: configuration.device, logger: logger, timelessFixTime: now)
             gate = FixGate(configuration: configuration.gate)
             epochTimeout = configuration.epochTimeout.inSeconds
             self.logger = logger
@@ -95,18 +100,21 @@ extension GpsdLink {
             decoder.connectionLost(into: &output)
             epochStartedAt = nil
             drain(into: emit)
+            motion.reset()
         }
 
         /// Gates the decoded updates and hands the passed ones to `emit`.
         mutating func drain(into emit: (LocationUpdate) -> Void) {
             guard !output.isEmpty else { return }
-            for update in output {
-                guard let passed = gate.admit(update, statistics: &own) else { continue }
-                own.updates += 1
-                if passed.fix != nil { own.fixes += 1 }
-                emit(passed)
-            }
+            for update in output { gate.admit(update, statistics: &own, into: &passed) }
             output.removeAll(keepingCapacity: true)
+            for var update in passed {
+                if let fix = update.fix { update.fix = motion.estimate(fix) }
+                own.updates += 1
+                if update.fix != nil { own.fixes += 1 }
+                emit(update)
+            }
+            passed.removeAll(keepingCapacity: true)
         }
 
         mutating func publish(to store: StatisticsStore) {

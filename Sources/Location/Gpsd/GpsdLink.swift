@@ -18,6 +18,7 @@ final class GpsdLink: Sendable {
     private let logger: Logger
     private let store: StatisticsStore
     private let continuation: AsyncStream<LocationUpdate>.Continuation
+    private let now: @Sendable () -> Date
     /// The wake-up pipe: the thread polls the read end, ``stop()`` writes to the other.
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -25,12 +26,13 @@ final class GpsdLink: Sendable {
 
     init(
         configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
-        continuation: AsyncStream<LocationUpdate>.Continuation
+        continuation: AsyncStream<LocationUpdate>.Continuation, now: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
         self.logger = logger
         self.store = store
         self.continuation = continuation
+        self.now = now
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
@@ -64,7 +66,7 @@ final class GpsdLink: Sendable {
     // MARK: - The thread
 
     private func run() {
-        var session = Session(configuration: configuration, logger: logger)
+        var session = Session(configuration: configuration, logger: logger, now: now)
         var action: GpsdConnectionMachine.Action? = session.machine.start()
         var socket: Int32 = -1
         defer {

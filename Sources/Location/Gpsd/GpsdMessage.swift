@@ -88,6 +88,8 @@ struct GpsdTPV: Equatable {
 /// A SKY message's summary.
 struct GpsdSKY: Equatable {
     var device: String?
+    /// The epoch's time, which gpsd 3.23 and later send; `nil` when absent.
+    var time: Date?
     var hdop: Double?
     var vdop: Double?
     var pdop: Double?
@@ -275,6 +277,8 @@ private struct MessageFields {
                 sky.satellitesUsed = integer(value)
             } else if scanner.key(key, is: "device") {
                 sky.device = string(value)
+            } else if scanner.key(key, is: "time") {
+                sky.time = time(value)
             } else if scanner.key(key, is: "satellites"), case .array(let range) = value {
                 var used = 0
                 let valid = scanner.forEachElement(in: range) { element in

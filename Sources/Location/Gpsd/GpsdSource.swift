@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Live locations from gpsd, over its JSON protocol on TCP (not libgps).
@@ -9,7 +10,8 @@ import Logging
 /// (``LocationUpdate/Status/sourceUnavailable``). It never ends on its own: when gpsd restarts, or
 /// says nothing for ``GpsdConfiguration/silenceTimeout``, the source reconnects with growing,
 /// randomised waits (``GpsdConfiguration/reconnect``) and watches again. Stop it by ending the
-/// iteration or cancelling its task.
+/// iteration or cancelling its task. A speed or course gpsd did not report is derived from the
+/// positions (``MotionEstimator``).
 ///
 /// The network work runs on a thread of its own; a consumer slower than gpsd loses the oldest
 /// updates beyond ``GpsdConfiguration/bufferSize`` (counted in ``SourceStatistics/updatesDiscarded``).
@@ -17,17 +19,25 @@ public struct GpsdSource: LocationSource {
     /// Where gpsd is and how the source behaves.
     public let configuration: GpsdConfiguration
     private let logger: Logger
+    private let now: @Sendable () -> Date
     private let store = StatisticsStore()
 
     /// Creates a source; nothing connects until ``updates`` is iterated.
     ///
+    /// - Parameters:
+    ///   - configuration: where gpsd is and how the source behaves.
+    ///   - logger: the source's logger.
+    ///   - now: the wall clock (UTC), the time of a fix that gpsd reports without one (a receiver that
+    ///     sends no date, GGA or GLL only); the system clock by default.
     /// - Throws: ``LocationError`` with code `.invalidConfiguration` for an out-of-range value.
     public init(
-        configuration: GpsdConfiguration = GpsdConfiguration(), logger: Logger = Logger(label: "myeline.location.gpsd")
+        configuration: GpsdConfiguration = GpsdConfiguration(), logger: Logger = Logger(label: "myeline.location.gpsd"),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) throws(LocationError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
+        self.now = now
     }
 
     /// The updates; see ``GpsdSource``.
@@ -35,8 +45,9 @@ public struct GpsdSource: LocationSource {
         let configuration = configuration
         let logger = logger
         let store = store
+        let now = now
         return LocationUpdates {
-            GpsdStream(configuration: configuration, logger: logger, store: store)
+            GpsdStream(configuration: configuration, logger: logger, store: store, now: now)
         }
     }
 
@@ -50,10 +61,12 @@ private final class GpsdStream: UpdateProducer {
     private var started = false
     private var iterator: AsyncStream<LocationUpdate>.AsyncIterator
 
-    init(configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore) {
+    init(configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore, now: @escaping @Sendable () -> Date)
+    {
         let (stream, continuation) = AsyncStream<LocationUpdate>.makeStream(
             bufferingPolicy: .bufferingNewest(configuration.bufferSize))
-        let link = GpsdLink(configuration: configuration, logger: logger, store: store, continuation: continuation)
+        let link = GpsdLink(
+            configuration: configuration, logger: logger, store: store, continuation: continuation, now: now)
         continuation.onTermination = { _ in link.stop() }
         self.link = link
         self.iterator = stream.makeAsyncIterator()

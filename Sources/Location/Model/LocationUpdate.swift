@@ -92,6 +92,21 @@ public struct LocationFix: Hashable, Sendable {
     public var satellitesUsed: Int?
     /// The source's own quality fields (DOPs, gpsd error estimates, NMEA fix quality).
     public var quality: LocationQuality
+    /// Which of ``speed`` and ``course`` the source computed from positions (``MotionEstimator``)
+    /// because the receiver did not report them; empty when both are the receiver's own or absent.
+    public var derived: DerivedMotion = []
+
+    /// Motion values computed from positions rather than reported by the receiver.
+    public struct DerivedMotion: OptionSet, Hashable, Sendable {
+        /// One bit per value: 1 speed, 2 course.
+        public let rawValue: UInt8
+        /// Creates a set from its raw bits.
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// ``LocationFix/speed`` was computed from positions.
+        public static let speed = DerivedMotion(rawValue: 1)
+        /// ``LocationFix/course`` was computed from positions.
+        public static let course = DerivedMotion(rawValue: 2)
+    }
 
     /// Creates a fix; `mode` defaults to 3D when an altitude is given, 2D otherwise.
     public init(
@@ -109,6 +124,12 @@ public struct LocationFix: Hashable, Sendable {
         self.mode = mode ?? (altitude == nil ? .twoDimensional : .threeDimensional)
         self.satellitesUsed = satellitesUsed
         self.quality = quality
+    }
+
+    /// Whether the source says the fix is simulated (gpsd status 8, NMEA GGA quality 8 or mode
+    /// indicator `S`): not a real position. The fix gate turns it into an update without a fix.
+    public var isSimulated: Bool {
+        quality.gpsdStatus == 8 || quality.nmeaQuality == 8 || quality.nmeaModeIndicator == "S"
     }
 }
 

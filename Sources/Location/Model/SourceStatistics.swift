@@ -43,6 +43,9 @@ public enum FixDropReason: String, Hashable, Sendable, CaseIterable, Comparable 
     /// With week-rollover correction on, a time before GPS time began (1980-01-06): not a rollover
     /// but garbage, such as a gpsd `"time":-1e300`.
     case beforeGPSEpoch
+    /// A simulated fix (gpsd status 8, NMEA GGA quality 8 or mode indicator `S`): never a real
+    /// position, so it becomes an update without a fix.
+    case simulated
 
     public static func < (lhs: FixDropReason, rhs: FixDropReason) -> Bool { lhs.rawValue < rhs.rawValue }
 }

@@ -60,6 +60,13 @@ extension NMEADecoder: LineDecoder {
         }
     }
 
+    mutating func countTooLongLine(bytes: Int) {
+        lineNumber += 1
+        statistics.linesRead += 1
+        statistics.bytesRead += bytes
+        statistics.rejected[.tooLong, default: 0] += 1
+    }
+
     mutating func finish(into output: inout [LocationUpdate]) {
         assembler.finish(into: &output, statistics: &statistics)
     }

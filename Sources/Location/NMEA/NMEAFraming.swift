@@ -5,11 +5,15 @@ enum NMEAFraming {
     /// receivers exceed it (u-blox, Trimble RTK), so the limit is generous.
     static let maximumLength = 255
 
+    /// How a line of gpsd's JSON starts.
+    static let gpsdJSONStart = Array(#"{"class":"#.utf8)
+
     /// What one line of input holds.
     enum Frame {
         /// A checked sentence: `payload` is the byte range between `$` and `*` (talker, type, fields).
         case sentence(payload: Range<Int>)
-        /// A comment (`#` first), as in gpsd's test logs.
+        /// A comment (`#` first), as in gpsd's test logs, or a line of gpsd's JSON (`{"class":...`), as
+        /// `gpspipe -r` writes before the NMEA it passes through.
         case comment
         /// Nothing but white space.
         case empty
@@ -26,6 +30,7 @@ enum NMEAFraming {
         while end > start, line[end - 1] == 0x20 || line[end - 1] == 0x09 || line[end - 1] == 0x0D { end -= 1 }
         guard start < end else { return body(.empty) }
         if line[start] == UInt8(ascii: "#") { return body(.comment) }
+        if UnsafeBufferPointer(rebasing: line[start..<end]).starts(with: gpsdJSONStart) { return body(.comment) }
         // Resynchronise on every '$' or '!': what precedes the first one is junk.
         var sentenceStart: Int? = nil
         var index = start

@@ -31,6 +31,8 @@ enum NMEASentence: Equatable {
     }
 
     struct GGA: Equatable {
+        /// The talker (`GP`, `GN`, `GL`, ...), as its two ASCII bytes.
+        var talker: UInt16
         var timeOfDay: Int?
         var latitude: Double?
         var longitude: Double?

@@ -38,7 +38,8 @@ struct NMEASentenceDecoder {
         let sentence: NMEASentence?
         switch (a, b, c) {
         case (UInt8(ascii: "R"), UInt8(ascii: "M"), UInt8(ascii: "C")): sentence = reader.rmc()
-        case (UInt8(ascii: "G"), UInt8(ascii: "G"), UInt8(ascii: "A")): sentence = reader.gga()
+        case (UInt8(ascii: "G"), UInt8(ascii: "G"), UInt8(ascii: "A")):
+            sentence = reader.gga(talker: UInt16(line[address.lowerBound]) << 8 | UInt16(line[address.lowerBound + 1]))
         case (UInt8(ascii: "G"), UInt8(ascii: "N"), UInt8(ascii: "S")): sentence = reader.gns()
         case (UInt8(ascii: "G"), UInt8(ascii: "L"), UInt8(ascii: "L")): sentence = reader.gll()
         case (UInt8(ascii: "G"), UInt8(ascii: "S"), UInt8(ascii: "A")): sentence = reader.gsa()
@@ -204,10 +205,11 @@ private struct FieldReader {
     }
 
     // $--GGA,hhmmss.ss,llll.ll,a,yyyyy.yy,a,q,nn,h.h,a.a,M,g.g,M,age,ref*hh
-    mutating func gga() -> NMEASentence? {
+    mutating func gga(talker: UInt16) -> NMEASentence? {
         .gga(
             .init(
-                timeOfDay: timeOfDay(1), latitude: latitude(2), longitude: longitude(4), quality: integer(6),
+                talker: talker, timeOfDay: timeOfDay(1), latitude: latitude(2), longitude: longitude(4),
+                quality: integer(6),
                 satellites: integer(7), hdop: double(8), altitude: double(9), geoidSeparation: double(11),
                 differentialAge: double(13)))
     }

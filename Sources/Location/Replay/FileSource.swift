@@ -4,11 +4,14 @@ import Logging
 /// Replays a recorded file as a location source: NMEA 0183, GPX, or a `gpspipe -w` capture of
 /// gpsd JSON, detected from the content (``FileFormat/detect(_:fileName:)``).
 ///
-/// Each iteration of ``updates`` reads the file (off the cooperative pool), decodes it with the
-/// same decoders as the live source (a gpsd capture goes through ``GpsdDecoder``, exactly as
-/// ``GpsdSource`` would have seen it), passes the fixes through a ``FixGate`` and yields them paced
-/// by ``Options/pacing`` on the injected clock, once or in a loop. Updates without a fix are yielded
-/// too (an NMEA receiver that lost its fix, a gpsd device that went away).
+/// Each iteration of ``updates`` reads the file in chunks of 256 KiB (off the cooperative pool; its
+/// memory does not grow with the file), decodes it with the same decoders as the live source (a
+/// gpsd capture goes through ``GpsdDecoder``, exactly as ``GpsdSource`` would have seen it), passes
+/// the fixes through a ``FixGate``, fills in a speed and course the file lacks from the recorded
+/// positions and times (``MotionEstimator``) and yields them paced by ``Options/pacing`` on the
+/// injected clock, once or in a loop. Updates without a fix are yielded too (an NMEA receiver that
+/// lost its fix, a gpsd device that went away). A GPX file is read twice: once to learn which
+/// points it stands for (tracks, else routes, else waypoints) and whether all have a time.
 public struct FileSource: LocationSource {
     /// How the file is replayed.
     public struct Options: Hashable, Sendable {
@@ -26,8 +29,9 @@ public struct FileSource: LocationSource {
         public var restampsTimes: Bool
         /// The format, or `nil` (default) to detect it from the content.
         public var format: FileFormat?
-        /// NMEA only: the UTC date for a file that never gives one (no RMC or ZDA); `nil` (default)
-        /// drops such fixes as ``FixDropReason/missingDate``.
+        /// NMEA only: the UTC date for a file that never gives one (no RMC or ZDA, a receiver that
+        /// sends GGA or GLL only); `nil` (default) takes the date at the start of the replay (from the
+        /// `now` clock), as gpsd would report such fixes live. Only its day is used.
         public var fallbackDate: Date?
         /// gpsd captures only: use only this device's messages; `nil` (default) uses any device.
         public var device: String?
@@ -121,7 +125,7 @@ struct Timeline: Sendable {
     }
 }
 
-/// One replay of a file: reads, decodes, gates and paces.
+/// One replay of a file: reads it in chunks, decodes, gates, derives missing motion and paces.
 private final class FileReplay: UpdateProducer {
     private let path: String
     private let options: Options
@@ -132,23 +136,33 @@ private final class FileReplay: UpdateProducer {
 
     typealias Options = FileSource.Options
 
-    private var bytes: [UInt8]?
-    private var format = FileFormat.nmea
-    private var decoder: (any LineDecoder)?
-    private var published = SourceStatistics()
-    private var cursor = 0
-    private var gpxPoints: [GPXPoint] = []
+    private var format: FileFormat?
+    /// The date of the replay's start: the date of NMEA fixes in a file that has none.
+    private var replayDate = Date()
+    private var file: FileReader?
+    /// The first chunk, read to detect the format, waiting to be decoded.
+    private var firstChunk: [UInt8]?
+    private var lineDecoder: (any LineDecoder)?
+    private var splitter = LineSplitter()
+    private var gpx = GPXDecoder()
+    private var gpxKind = GPXPointKind.track
+    /// Whether the GPX file has points without a time: all are then replayed at `untimedInterval`.
     private var gpxUntimed = false
-    private var queue: [LocationUpdate] = []
-    private var queueIndex = 0
+    private var gpxIndex = 0
+    private var points: [GPXPoint] = []
+    private var decoded: [LocationUpdate] = []
+    private var ready: [LocationUpdate] = []
+    private var readyIndex = 0
+    private var lapDone = false
+    private var published = SourceStatistics()
     private var gate: FixGate
+    private var motion = MotionEstimator()
     private var pacer: ReplayPacer
     private var wait: (@Sendable (Duration) async throws -> Void)?
     private var lap = 0
     private var lapShift = 0.0
     private var firstTime: Double?
     private var lastTime: Double?
-    private var finished = false
     private var own = SourceStatistics()
     private var ownPublished = SourceStatistics()
 
@@ -167,121 +181,163 @@ private final class FileReplay: UpdateProducer {
     }
 
     func next(isolation actor: isolated (any Actor)?) async throws(LocationError) -> LocationUpdate? {
-        if bytes == nil { try await load(isolation: actor) }
+        if format == nil { try await load(isolation: actor) }
         while !Task.isCancelled {
-            guard let update = nextDecoded() else {
+            if readyIndex < ready.count {
+                var update = ready[readyIndex]
+                readyIndex += 1
+                if let offset = pacer.offset(forTime: update.time?.timeIntervalSince1970) {
+                    let wait = self.wait ?? timeline.start()
+                    self.wait = wait
+                    do { try await wait(offset) } catch { return nil }
+                }
+                if options.restampsTimes || (format == .gpx && gpxUntimed) { restamp(&update) }
+                own.updates += 1
+                if update.fix != nil { own.fixes += 1 }
+                publish()
+                return update
+            }
+            ready.removeAll(keepingCapacity: true)
+            readyIndex = 0
+            if lapDone {
                 publish()
                 guard options.loops else { return nil }
-                startNextLap()
+                try startNextLap()
                 continue
             }
-            guard var passed = admit(update) else { continue }
-            if let offset = pacer.offset(forTime: passed.time?.timeIntervalSince1970) {
-                let wait = self.wait ?? timeline.start()
-                self.wait = wait
-                do { try await wait(offset) } catch { return nil }
-            }
-            if options.restampsTimes || (format == .gpx && gpxUntimed) { restamp(&passed) }
-            own.updates += 1
-            if passed.fix != nil { own.fixes += 1 }
-            publish()
-            return passed
+            try await decodeChunk(isolation: actor)
         }
         return nil
     }
 
     private func load(isolation actor: isolated (any Actor)?) async throws(LocationError) {
-        let content = try await readWholeFile(path)
+        let reader = try FileReader.open(path)
+        let first = try await reader.read()
         let fileName = (path as NSString).lastPathComponent
-        guard let detected = options.format ?? FileFormat.detect(content, fileName: fileName) else {
+        guard let detected = options.format ?? FileFormat.detect(first, fileName: fileName) else {
             throw LocationError(
                 .unknownFormat,
                 "'\(path)' is not NMEA 0183, GPX or gpsd JSON (gpspipe -w): its content matches none of them")
         }
-        bytes = content
         format = detected
+        replayDate = now()
         if wait == nil, options.pacing != .asFastAsPossible { wait = timeline.start() }
         logger.debug(
             "replaying a location file",
             metadata: ["location.file": "\(path)", "location.format": "\(detected.rawValue)"])
-        startLap()
-    }
-
-    private func startLap() {
-        cursor = 0
-        queue = []
-        queueIndex = 0
-        switch format {
-        case .nmea:
-            decoder = NMEADecoder(fallbackDate: options.fallbackDate, logger: logger)
-        case .gpsdJSON:
-            decoder = GpsdDecoder(device: options.device, logger: logger)
-        case .gpx:
-            decoder = nil
-            var gpx = GPXDecoder()
-            gpxPoints = gpx.decode(bytes ?? [])
-            if let error = gpx.xmlError, lap == 0 {
-                logger.info(
-                    "GPX file is not well-formed; replaying the points before the error",
-                    metadata: ["location.file": "\(path)", "gpx.error": "\(error)"])
-            }
-            gpxUntimed = gpxPoints.contains { $0.time == nil }
-            let interval = options.untimedInterval.inSeconds
-            queue = gpxPoints.enumerated().map { index, point in
-                // Untimed points get evenly spaced stand-in times, replaced when yielded.
-                let time = gpxUntimed ? Date(timeIntervalSince1970: Double(index) * interval) : point.time!
-                return LocationUpdate(fix: point.fix(time: time))
-            }
-            if lap == 0 {
-                own.bytesRead += gpx.statistics.bytesRead
-                own.linesRead += gpx.statistics.linesRead
-                own.linesDecoded += gpx.statistics.linesDecoded
-                for (reason, count) in gpx.statistics.rejected { own.rejected[reason, default: 0] += count }
-            }
-            finished = true
+        if detected == .gpx {
+            try await surveyGPX(isolation: actor)
+            try startLap()
+        } else {
+            file = reader
+            firstChunk = first
+            startDecoder()
         }
     }
 
-    private func startNextLap() {
+    /// Reads the GPX file once to learn which points it stands for and whether all are timed.
+    private func surveyGPX(isolation actor: isolated (any Actor)?) async throws(LocationError) {
+        let path = path
+        typealias Survey = (counts: [GPXPointKind: Int], untimed: [GPXPointKind: Int], error: String?)
+        let result: Result<Survey, LocationError> = await runOffPool("myeline-read-file") {
+            do throws(LocationError) {
+                let reader = try FileReader.open(path)
+                var survey = GPXDecoder(yielding: [])
+                var points: [GPXPoint] = []
+                while true {
+                    let chunk = try reader.readBlocking()
+                    if chunk.isEmpty { break }
+                    chunk.withUnsafeBufferPointer { survey.decode(chunk: $0, into: &points) }
+                }
+                survey.finish(into: &points)
+                return .success((survey.pointCounts, survey.untimedCounts, survey.xmlError))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let survey = try result.get()
+        gpxKind = GPXDecoder.preferredKind(survey.counts)
+        gpxUntimed = survey.untimed[gpxKind, default: 0] > 0
+        if let error = survey.error {
+            logger.info(
+                "GPX file is not well-formed; replaying the points before the error",
+                metadata: ["location.file": "\(path)", "gpx.error": "\(error)"])
+        }
+    }
+
+    private func startDecoder() {
+        switch format {
+        case .gpx:
+            gpx = GPXDecoder(yielding: gpxKind)
+            gpxIndex = 0
+        case .gpsdJSON:
+            lineDecoder = GpsdDecoder(device: options.device, logger: logger)
+        case .nmea, nil:
+            lineDecoder = NMEADecoder(fallbackDate: options.fallbackDate ?? replayDate, logger: logger)
+        }
+        splitter = LineSplitter()
+    }
+
+    private func startLap() throws(LocationError) {
+        lapDone = false
+        if format == .gpx || lap > 0 { file = try FileReader.open(path) }
+        startDecoder()
+    }
+
+    private func startNextLap() throws(LocationError) {
         let interval = options.untimedInterval.inSeconds
         if let firstTime, let lastTime { lapShift += lastTime - firstTime + interval }
         lap += 1
-        finished = false
         pacer.startLap(gap: interval)
-        if options.restampsTimes || gpxUntimed { gate.reset() }
-        startLap()
+        motion.reset()
+        if options.restampsTimes || gpxUntimed { gate.reset(statistics: &own, into: &ready) }
+        try startLap()
     }
 
-    /// The next decoded update, decoding more lines as needed; `nil` at the end of the file.
-    private func nextDecoded() -> LocationUpdate? {
-        while true {
-            if queueIndex < queue.count {
-                defer { queueIndex += 1 }
-                return queue[queueIndex]
-            }
-            guard format != .gpx, let bytes, !finished, var decoder else { return nil }
-            queue.removeAll(keepingCapacity: true)
-            queueIndex = 0
-            bytes.withUnsafeBufferPointer { buffer in
-                // Decode line by line until something comes out, so that a long file starts at once.
-                while queue.isEmpty, cursor < buffer.count {
-                    var end = cursor
-                    while end < buffer.count, buffer[end] != UInt8(ascii: "\n") { end += 1 }
-                    decoder.decode(line: UnsafeBufferPointer(rebasing: buffer[cursor..<end]), into: &queue)
-                    cursor = end + 1
-                }
-                if cursor >= buffer.count && queue.isEmpty {
-                    decoder.finish(into: &queue)
-                    finished = true
-                }
-            }
-            self.decoder = decoder
-            if finished && queue.isEmpty { return nil }
+    /// Reads and decodes the next chunk, gating what it completes into `ready`; at the end of the
+    /// file, finishes the lap.
+    private func decodeChunk(isolation actor: isolated (any Actor)?) async throws(LocationError) {
+        let chunk: [UInt8]
+        if let first = firstChunk {
+            chunk = first
+            firstChunk = nil
+        } else {
+            chunk = try await file?.read() ?? []
         }
+        decoded.removeAll(keepingCapacity: true)
+        if format == .gpx {
+            chunk.withUnsafeBufferPointer { gpx.decode(chunk: $0, into: &points) }
+            if chunk.isEmpty { gpx.finish(into: &points) }
+            let interval = options.untimedInterval.inSeconds
+            for point in points {
+                // Untimed points get evenly spaced stand-in times, replaced when yielded.
+                let time = gpxUntimed ? Date(timeIntervalSince1970: Double(gpxIndex) * interval) : point.time!
+                decoded.append(LocationUpdate(fix: point.fix(time: time)))
+                gpxIndex += 1
+            }
+            points.removeAll(keepingCapacity: true)
+        } else if var decoder = lineDecoder {
+            chunk.withUnsafeBufferPointer { splitter.split($0, into: &decoder, output: &decoded) }
+            if chunk.isEmpty {
+                splitter.finish(into: &decoder, output: &decoded)
+                decoder.finish(into: &decoded)
+            }
+            lineDecoder = decoder
+        }
+        for update in decoded { admit(update) }
+        if chunk.isEmpty {
+            let before = ready.count
+            gate.finish(statistics: &own, into: &ready)
+            deriveMotion(from: before)
+            lapDone = true
+            file = nil
+            if format == .gpx && lap == 0 { countGPX() }
+        }
+        publish()
     }
 
-    /// Shifts a looped lap's times and passes the update through the gate.
-    private func admit(_ update: LocationUpdate) -> LocationUpdate? {
+    /// Shifts a looped lap's times and passes the update through the gate into `ready`.
+    private func admit(_ update: LocationUpdate) {
         var update = update
         if let time = update.time?.timeIntervalSince1970 {
             if lap == 0 {
@@ -294,7 +350,27 @@ private final class FileReplay: UpdateProducer {
                 update.fix?.time = shifted
             }
         }
-        return gate.admit(update, statistics: &own)
+        let before = ready.count
+        gate.admit(update, statistics: &own, into: &ready)
+        deriveMotion(from: before)
+    }
+
+    /// Derives the missing speed and course of the fixes gated into `ready` from `index` on, from
+    /// their recorded times (stand-in times of untimed GPX points say nothing of motion).
+    private func deriveMotion(from index: Int) {
+        guard !(format == .gpx && gpxUntimed) else { return }
+        for position in index..<ready.count {
+            if let fix = ready[position].fix { ready[position].fix = motion.estimate(fix) }
+        }
+    }
+
+    /// Counts the GPX decoder's figures (its points, rejections) once, for the first lap.
+    private func countGPX() {
+        let statistics = gpx.statistics
+        own.bytesRead += statistics.bytesRead
+        own.linesRead += statistics.linesRead
+        own.linesDecoded += statistics.linesDecoded
+        for (reason, count) in statistics.rejected { own.rejected[reason, default: 0] += count }
     }
 
     private func restamp(_ update: inout LocationUpdate) {
@@ -304,7 +380,7 @@ private final class FileReplay: UpdateProducer {
     }
 
     private func publish() {
-        if let decoder, lap == 0 {
+        if let decoder = lineDecoder, lap == 0 {
             store.add(decoder.statistics, since: published)
             published = decoder.statistics
         }

@@ -11,15 +11,58 @@ func runOffPool<T: Sendable>(_ name: String, _ body: @escaping @Sendable () -> T
     }
 }
 
-/// Reads a whole file off the cooperative pool.
-func readWholeFile(_ path: String) async throws(LocationError) -> [UInt8] {
-    let result: Result<[UInt8], LocationError> = await runOffPool("myeline-read-file") {
+/// A file read in chunks, so that a replay's memory does not grow with the file.
+final class FileReader: Sendable {
+    /// The size of one read: 256 KiB.
+    static let chunkSize = 1 << 18
+
+    /// The file.
+    let path: String
+    private let handle: FileHandle
+
+    private init(path: String, handle: FileHandle) {
+        self.path = path
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// Opens a file for reading.
+    ///
+    /// - Throws: ``LocationError`` with code `.fileUnreadable`, naming the file and the reason.
+    static func open(_ path: String) throws(LocationError) -> FileReader {
         do {
-            return .success(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            return FileReader(path: path, handle: try FileHandle(forReadingFrom: URL(fileURLWithPath: path)))
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            return .failure(LocationError(.fileUnreadable, "cannot read location file '\(path)': \(reason)"))
+            throw unreadable(path, error)
         }
     }
-    return try result.get()
+
+    /// Reads the next chunk, blocking; empty at the end of the file.
+    func readBlocking() throws(LocationError) -> [UInt8] {
+        do {
+            return Array(try handle.read(upToCount: Self.chunkSize) ?? Data())
+        } catch {
+            throw Self.unreadable(path, error)
+        }
+    }
+
+    /// Reads the next chunk off the cooperative pool; empty at the end of the file.
+    func read() async throws(LocationError) -> [UInt8] {
+        let result: Result<[UInt8], LocationError> = await runOffPool("myeline-read-file") { [self] in
+            do throws(LocationError) {
+                return .success(try readBlocking())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func unreadable(_ path: String, _ error: any Error) -> LocationError {
+        let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+        return LocationError(.fileUnreadable, "cannot read location file '\(path)': \(reason)")
+    }
 }

@@ -1,0 +1,1 @@
+../../Benchmarks/LocationBenchmarks/BaselineGPXDecoder.swift

@@ -1,0 +1,1 @@
+../../../Sources/Location/Support/CivilTime.swift
