@@ -108,7 +108,7 @@ extension AgentCore {
     /// A location update: a replay's fix is stamped with the wall clock (its recorded time, made
     /// one timeline across laps, times the trip); a receiver's fix is checked against the clock.
     mutating func receive(_ update: LocationUpdate, now: Date, into batch: inout Batch) {
-        if watch.updated(at: now) {
+        if watch.updated(at: clocks.uptime) {
             batch.log(.notice, "The location source reports again")
         }
         var update = update
@@ -144,7 +144,7 @@ extension AgentCore {
             finished.insert(activityID)
             batch.envelopes.append(.clear(activityID: activityID))
         }
-        guard watch.tick(now: now), trips.contains(where: \.isRunning) else { return }
+        guard watch.tick(now: clocks.uptime), trips.contains(where: \.isRunning) else { return }
         batch.log(
             .warning, "The location source has said nothing for too long; the activity shows no location until it does",
             ["source.silence_s": watch.limit.map { "\($0)" } ?? "-"])

@@ -7,13 +7,15 @@ import Tracking
 
 /// Every decision of `myeline-agent run`, as one pure state machine: events in, actions out.
 ///
-/// The shell (`MyelineAgentKit`'s control loop and services) reads the clock, feeds the core what
-/// happened with ``handle(_:now:)`` and performs the actions it returns, in order: it saves what
+/// The shell (`MyelineAgentKit`'s control loop and services) reads the clocks, feeds the core what
+/// happened with ``handle(_:now:uptime:)`` and performs the actions it returns, in order: it saves what
 /// ``Action/persist(points:activities:)`` names before it publishes anything after it (a seq that
 /// reached the broker is on disk), queues the messages, logs the log lines, and reports back what
 /// the disk and the broker said (``Event/persisted(failure:dropped:)``, ``Event/cleared(activityID:)``).
-/// It calls ``handle(_:now:)`` with ``Event/tick`` at ``nextDeadline``: the core is the one place
-/// that owns time.
+/// It calls ``handle(_:now:uptime:)`` with ``Event/tick`` at ``nextDeadline``: the core is the one
+/// place that owns time. It is given two clocks: the wall clock (`now`: timestamps, stale dates,
+/// dismissal dates, the trackers' budget) and a monotonic one (`uptime`, seconds since any fixed
+/// origin: how long the source has been silent), so that a stepped wall clock is no silence.
 ///
 /// The core keeps the device's location activities: each an ``ActivityModel`` (the lifecycle and
 /// its event numbering) with a ``Tracking/Tracker`` (what to publish when), its track seq and what
@@ -171,6 +173,8 @@ public struct AgentCore: Sendable {
     var onlineSince: Date?
     /// How many track points the last ``Action/persist(points:activities:)`` appends.
     var persisting = 0
+    /// The two clocks at the latest event, to put the silence's monotonic deadline on the wall clock.
+    var clocks: (now: Date, uptime: TimeInterval)
     let makeID: @Sendable () -> String
 
     /// What the status says about the agent beside `online`.
@@ -191,11 +195,14 @@ public struct AgentCore: Sendable {
     /// Creates a core that starts at `now`.
     ///
     /// - Parameter makeID: new activity ids (a lowercased UUID in the agent; fixed ones in tests).
-    public init(settings: AgentCoreSettings, now: Date, makeID: @escaping @Sendable () -> String) {
+    public init(
+        settings: AgentCoreSettings, now: Date, uptime: TimeInterval, makeID: @escaping @Sendable () -> String
+    ) {
         self.settings = settings
         self.makeID = makeID
+        clocks = (now, uptime)
         conflict = ConflictDetector(instance: settings.instance, startedAt: now)
-        watch = SourceWatch(timeout: settings.silence, now: now)
+        watch = SourceWatch(timeout: settings.silence, now: uptime)
         if settings.source == .receiver { clockCheck = ClockCheck() }
     }
 
@@ -211,18 +218,22 @@ public struct AgentCore: Sendable {
                 dates.append(date)
             }
         }
-        if trips.contains(where: \.isRunning), let date = watch.deadline { dates.append(date) }
+        if trips.contains(where: \.isRunning), let silence = watch.deadline {
+            dates.append(clocks.now.addingTimeInterval(silence - clocks.uptime))
+        }
         return dates.min()
     }
 
-    /// Takes one event at `now`.
-    public mutating func handle(_ event: Event, now: Date) -> [Action] {
-        handle([event], now: now)
+    /// Takes one event at `now` (the wall clock) and `uptime` (seconds on a monotonic clock).
+    public mutating func handle(_ event: Event, now: Date, uptime: TimeInterval) -> [Action] {
+        handle([event], now: now, uptime: uptime)
     }
 
-    /// Takes a batch of events at `now`, in order, then saves and publishes what they changed with
-    /// one ``Action/persist(points:activities:)``: a burst of fixes (a fast replay) is one write.
-    public mutating func handle(_ events: [Event], now: Date) -> [Action] {
+    /// Takes a batch of events at `now` (the wall clock) and `uptime` (seconds on a monotonic
+    /// clock), in order, then saves and publishes what they changed with one
+    /// ``Action/persist(points:activities:)``: a burst of fixes (a fast replay) is one write.
+    public mutating func handle(_ events: [Event], now: Date, uptime: TimeInterval) -> [Action] {
+        clocks = (now, uptime)
         var batch = Batch()
         for event in events {
             if isFinished {
@@ -258,7 +269,7 @@ public struct AgentCore: Sendable {
         switch event {
         case .started(let saved, let tail, let dropped):
             health.dropped = dropped
-            watch.restart(at: now)
+            watch.restart(at: clocks.uptime)
             resume(saved, outboxTail: tail, now: now, into: &batch)
             if settings.autostart {
                 startIfIdle(now: now, into: &batch)
@@ -269,7 +280,7 @@ public struct AgentCore: Sendable {
             receive(update, now: now, into: &batch)
         case .sourceLap:
             timeline.lapStarted()
-            watch.restart(at: now)
+            watch.restart(at: clocks.uptime)
             for index in trips.indices where trips[index].isRunning { trips[index].tracker.startSegment() }
             batch.log(.debug, "The replay starts its file again")
         case .sourceEnded(let failure):

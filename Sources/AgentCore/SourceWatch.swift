@@ -9,6 +9,9 @@ import Foundation
 /// 1 Hz receiver is silent after about 6 s and one that reports every 10 s after 15 s. It runs
 /// from the last update (or the start); once it passes, the source counts as unavailable until its
 /// next update, and the silence is reported once.
+///
+/// Its times are seconds on a monotonic clock (the system's uptime), not the wall clock: a wall
+/// clock stepped by an hour (a Raspberry Pi meeting its time server) is no hour of silence.
 public struct SourceWatch: Hashable, Sendable {
     /// How many recent intervals the cadence is the longest of.
     public static let cadenceWindow = 8
@@ -18,15 +21,15 @@ public struct SourceWatch: Hashable, Sendable {
 
     /// The timeout rule.
     public let timeout: AgentCoreSettings.SilenceTimeout
-    /// When the last update came (or the watch started).
-    public private(set) var lastUpdate: Date
+    /// When the last update came (or the watch started), seconds of monotonic time.
+    public private(set) var lastUpdate: TimeInterval
     /// Whether the silence has been reported and no update came since.
     public private(set) var isSilent = false
     private var intervals: [TimeInterval] = []
     private var sawUpdate = false
 
-    /// Starts watching at `now`.
-    public init(timeout: AgentCoreSettings.SilenceTimeout, now: Date) {
+    /// Starts watching at `now`, seconds of monotonic time.
+    public init(timeout: AgentCoreSettings.SilenceTimeout, now: TimeInterval) {
         self.timeout = timeout
         lastUpdate = now
     }
@@ -44,15 +47,15 @@ public struct SourceWatch: Hashable, Sendable {
     }
 
     /// When the source is silent unless an update comes first; nil when it already is, or the watch is off.
-    public var deadline: Date? {
+    public var deadline: TimeInterval? {
         guard !isSilent, let limit else { return nil }
-        return lastUpdate.addingTimeInterval(limit)
+        return lastUpdate + limit
     }
 
     /// An update arrived at `now`. Returns whether the source was silent until now.
-    public mutating func updated(at now: Date) -> Bool {
+    public mutating func updated(at now: TimeInterval) -> Bool {
         if sawUpdate {
-            let interval = now.timeIntervalSince(lastUpdate)
+            let interval = now - lastUpdate
             if interval >= 0, interval <= Self.longestCadence {
                 intervals.append(interval)
                 if intervals.count > Self.cadenceWindow { intervals.removeFirst() }
@@ -65,7 +68,7 @@ public struct SourceWatch: Hashable, Sendable {
     }
 
     /// Lets time pass. Returns true once, when the source has just become silent.
-    public mutating func tick(now: Date) -> Bool {
+    public mutating func tick(now: TimeInterval) -> Bool {
         guard let deadline, now >= deadline else { return false }
         isSilent = true
         return true
@@ -73,7 +76,7 @@ public struct SourceWatch: Hashable, Sendable {
 
     /// Starts the timeout again from `now` without counting an interval (the source restarted:
     /// a replay's next lap, or the agent's start).
-    public mutating func restart(at now: Date) {
+    public mutating func restart(at now: TimeInterval) {
         lastUpdate = now
         sawUpdate = false
         isSilent = false

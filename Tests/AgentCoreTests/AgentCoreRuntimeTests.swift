@@ -129,6 +129,20 @@ struct AgentCoreRuntimeTests {
         #expect(back.envelopeValues.last?.content.state.latitude != nil)
     }
 
+    /// The wall clock stepped an hour forward between two fixes (scenario 7) is no hour of silence:
+    /// the silence is measured on the monotonic clock.
+    @Test func aSteppedWallClockIsNoSilence() {
+        var script = Script()
+        script.start()
+        for second in 1...5 { script.at(Double(second), Script.location(Double(second))) }
+        script.wallStep = 3_600
+        let stepped = script.at(5.5, .tick)
+        #expect(stepped.logs(.warning).isEmpty)
+        #expect(stepped.envelopeValues.allSatisfy { $0.content.state.latitude != nil })
+        // The silence's deadline, on the stepped wall clock, is still 1 + 5 s after the last update.
+        #expect(script.core.nextDeadline == Script.epoch + 3_600 + 11)
+    }
+
     @Test func aFixedSilenceTimeoutIgnoresTheCadence() {
         var script = Script(Script.settings(silence: .fixed(30)))
         script.start()

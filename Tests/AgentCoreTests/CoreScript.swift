@@ -16,14 +16,16 @@ struct CoreScript {
     var core: AgentCore
     /// Every action so far, in order.
     var actions: [AgentCore.Action] = []
-    /// The current time, seconds after ``epoch``.
+    /// The current time, seconds after ``epoch`` on the monotonic clock (`uptime`).
     var seconds: Double
+    /// How far the wall clock has been stepped from the monotonic one, seconds.
+    var wallStep: Double = 0
 
     /// A core with `settings` (the defaults of ``settings(_:)``), at `seconds` after the epoch.
     init(_ settings: AgentCoreSettings = Self.settings(), at seconds: Double = 0) {
         self.seconds = seconds
         let ids = IDs()
-        core = AgentCore(settings: settings, now: Self.epoch + seconds) { ids.next() }
+        core = AgentCore(settings: settings, now: Self.epoch + seconds, uptime: seconds) { ids.next() }
     }
 
     /// Settings for van-7 with a policy that publishes every change (no minimum distance or
@@ -53,11 +55,11 @@ struct CoreScript {
         }
     }
 
-    /// Handles events at `seconds` (the clock moves there first); returns their actions.
+    /// Handles events at `seconds` (the clocks move there first); returns their actions.
     @discardableResult
     mutating func at(_ seconds: Double, _ events: AgentCore.Event...) -> [AgentCore.Action] {
         self.seconds = seconds
-        let new = core.handle(events, now: Self.epoch + seconds)
+        let new = core.handle(events, now: Self.epoch + seconds + wallStep, uptime: seconds)
         actions += new
         return new
     }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("SourceWatch and ReplayTimeline")
 struct SourceWatchTests {
-    static let start = Date(timeIntervalSince1970: 1_000)
+    static let start: TimeInterval = 1_000
 
     /// Update times (seconds after the start) and the deadline after the last.
     @Test(

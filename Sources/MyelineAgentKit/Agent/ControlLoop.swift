@@ -40,8 +40,14 @@ struct ControlLoop: Service, CustomStringConvertible {
         var farewell: StatusMessage
     }
 
+    /// The monotonic clock's origin, for the core's `uptime`.
+    private static let origin = ContinuousClock.now
+
+    /// Seconds on the monotonic clock: what the core measures durations with.
+    private var uptime: TimeInterval { (ContinuousClock.now - Self.origin).inSeconds }
+
     func run() async throws {
-        var core = AgentCore(settings: settings, now: clock.now) { UUID().uuidString.lowercased() }
+        var core = AgentCore(settings: settings, now: clock.now, uptime: uptime) { UUID().uuidString.lowercased() }
         let finish = await withGracefulShutdownHandler {
             // Before any other event: the resume must know the saved activities before it sees
             // the retained ones (else they look like orphans).
@@ -49,13 +55,14 @@ struct ControlLoop: Service, CustomStringConvertible {
             var finish = await perform(
                 core.handle(
                     .started(saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped),
-                    now: clock.now), core: &core)
+                    now: clock.now, uptime: uptime), core: &core)
             while finish == nil, let batch = await inbox.next(until: core.nextDeadline, clock: clock) {
-                finish = await perform(core.handle(batch.isEmpty ? [.tick] : batch, now: clock.now), core: &core)
+                finish = await perform(
+                    core.handle(batch.isEmpty ? [.tick] : batch, now: clock.now, uptime: uptime), core: &core)
             }
             if let finish { return finish }
             // The inbox finished without a shutdown event: shut down all the same.
-            return await perform(core.handle(.shutdown, now: clock.now), core: &core)
+            return await perform(core.handle(.shutdown, now: clock.now, uptime: uptime), core: &core)
                 ?? Finish(farewell: .offline(device: settings.device, since: clock.now, instance: settings.instance))
         } onGracefulShutdown: {
             inbox.post(.shutdown)
@@ -75,7 +82,7 @@ struct ControlLoop: Service, CustomStringConvertible {
             switch action {
             case .persist(let points, let records):
                 let (failure, dropped) = await storage.persist(points: points, records: records)
-                queue += core.handle(.persisted(failure: failure, dropped: dropped), now: clock.now)
+                queue += core.handle(.persisted(failure: failure, dropped: dropped), now: clock.now, uptime: uptime)
             case .publish(let message):
                 sender.enqueue(message)
             case .removeState(let activityID):
@@ -107,11 +114,11 @@ struct ControlLoop: Service, CustomStringConvertible {
             return
         }
         // A connection not seen yet is announced; clears that reached the broker end their activities.
-        _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now), core: &core)
+        _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now, uptime: uptime), core: &core)
         if await !sender.waitUntilEmpty(within: remaining()) {
             logger.warning("Shutting down before the activities' last envelopes were published")
         }
-        _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now), core: &core)
+        _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now, uptime: uptime), core: &core)
         if let pending = await drainer.drain(within: remaining()), pending == 0 {
             logger.debug("Every track point was delivered")
         } else {
