@@ -261,9 +261,11 @@ struct MQTTClientIntegrationTests {
             }
             try await Self.withClients(configurations, records: records) { clients in
                 for client in clients { try await client.waitUntilConnected() }
+                // Made before the broker dies, so that each sees the loss however fast it retries.
+                var events = clients.map { $0.connectionEvents.makeAsyncIterator() }
                 await broker.kill()
-                for client in clients {
-                    for await event in client.connectionEvents where Self.isLoss(event) { break }
+                for index in events.indices {
+                    while let event = await events[index].next(), !Self.isLoss(event) {}
                 }
                 // The outage itself, not a synchronisation: the broker stays down this long.
                 try await Task.sleep(for: .seconds(30))

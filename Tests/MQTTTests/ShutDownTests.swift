@@ -9,10 +9,12 @@ import Testing
 @Suite struct ShutDownTests {
     /// A broker address where nothing listens: the client's attempts fail at once.
     static let nowhere = BrokerAddress(.unix(path: "/nonexistent/myeline-test.sock"))
+    /// Quiet: every attempt fails, and says so at info level.
+    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
     @Test func theGateLetsCallsThroughOnlyWhileOpenAndNeverAfterTheDestruction() throws {
         let context = ClientContext(
-            configuration: MQTTConfiguration(broker: Self.nowhere, clientID: "gate"), logger: Logger(label: "test"))
+            configuration: MQTTConfiguration(broker: Self.nowhere, clientID: "gate"), logger: Self.logger)
         let handle = try MosquittoHandle(configuration: context.configuration, context: context)
         #expect(handle.whileOpen { _ in true } == nil)
         #expect(handle.withGate { $0 == nil })
@@ -38,8 +40,8 @@ import Testing
     @Test func subscriptionsCancelledDuringTheShutDownEndCleanly() async throws {
         for round in 0..<25 {
             let configuration = MQTTConfiguration(broker: Self.nowhere, clientID: "shut-down-\(round)")
-            let consumers = try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test"))
-            { client in
+            let consumers = try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) {
+                client in
                 var consumers: [Task<Int, Never>] = []
                 for index in 0..<40 {
                     let subscription = try await client.subscribe(to: ["fleet/\(index)/#", "fleet/shared/#"])
