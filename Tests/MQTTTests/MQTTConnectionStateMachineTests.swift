@@ -49,22 +49,21 @@ import Testing
     @Test func aFailedAttemptWaitsThenConnectsAgain() {
         var machine = Self.machine()
         _ = machine.start(now: .zero)
+        let failure = MQTTConnectionEvent.connectionFailed(MQTTError(.network, "cannot connect: Connection refused"))
         #expect(
             machine.connectionEnded(Self.refused, now: .seconds(1), random: 0.5)
-                == .wait(
-                    .milliseconds(500), report: .connectionFailed(MQTTError(.network, "cannot connect: Connection refused")),
-                    rule: .backoff))
+                == .wait(.milliseconds(500), report: failure, rule: .backoff))
         #expect(machine.waitEnded() == .connect)
         #expect(machine.connectionAccepted(sessionPresent: false) == .resume(.connected(sessionPresent: false)))
     }
 
     @Test func aLostConnectionIsReportedAndRetriedFromTheFirstStep() {
         var machine = Self.connected()
+        let loss = MQTTConnectionEvent.disconnected(
+            MQTTError(.connectionLost, "connection lost: The connection was lost."))
         #expect(
             machine.connectionEnded(Self.reset, now: .seconds(50), random: 0)
-                == .wait(
-                    .seconds(1), report: .disconnected(MQTTError(.connectionLost, "connection lost: The connection was lost.")),
-                    rule: .backoff))
+                == .wait(.seconds(1), report: loss, rule: .backoff))
         #expect(!machine.isConnected)
     }
 
@@ -73,13 +72,16 @@ import Testing
     @Test func shutDownDisconnectsAConnectionOrAnAttemptAndGivesUpAWait() {
         var connected = Self.connected()
         #expect(connected.shutdownRequested() == .disconnect)
-        #expect(connected.connectionEnded(End(), now: .seconds(1), random: 0.5) == .finish(report: .disconnected(nil)))
+        #expect(
+            connected.connectionEnded(End(), now: .seconds(1), random: 0.5) == .finish(report: .disconnected(nil)))
 
         var connecting = Self.machine()
         _ = connecting.start(now: .zero)
         #expect(connecting.shutdownRequested() == .disconnect)
         // However the flush ended, the client closed the connection: no error.
-        #expect(connecting.connectionEnded(Self.reset, now: .seconds(1), random: 0.5) == .finish(report: .disconnected(nil)))
+        #expect(
+            connecting.connectionEnded(Self.reset, now: .seconds(1), random: 0.5) == .finish(report: .disconnected(nil))
+        )
 
         var waiting = Self.machine()
         _ = waiting.start(now: .zero)
@@ -302,8 +304,11 @@ import Testing
             refusal: .init(code: 5, text: "Connection Refused: not authorised."))
         var waits: [Duration] = []
         for attempt in 0..<7 {
-            guard case .wait(let wait, _, let rule) = machine.connectionEnded(refusal, now: .seconds(attempt), random: 0)
-            else { return }
+            let action = machine.connectionEnded(refusal, now: .seconds(attempt), random: 0)
+            guard case .wait(let wait, _, let rule) = action else {
+                Issue.record("expected a wait, got \(action)")
+                return
+            }
             #expect(rule == .backoff)
             waits.append(wait)
             _ = machine.waitEnded()
