@@ -294,6 +294,19 @@ import Testing
         #expect(now <= 10, "back \(now) s after the broker")
     }
 
+    /// Fault scenario 4's long outage as a row (its test used to wait it out for two minutes on
+    /// a real broker): after 120 s, the first attempt comes within the 10 s ceiling of the
+    /// broker's return, or within scenario 4's former 2 s maximum delay; after 600 s, past the
+    /// 5-minute window, within the backoff's maximum, 60 s.
+    @Test(arguments: [(120.0, 60.0, 10.0), (120.0, 2.0, 2.0), (600.0, 60.0, 60.0)])
+    func aLongOutageEndsWithinTheCeilingOfTheBrokersReturn(outage: Double, maximumDelay: Double, bound: Double) {
+        for random in [0.0, 0.3, 0.6, 0.9] {
+            let machine = Self.connected(backoff: Backoff(maximumDelay: .seconds(maximumDelay)))
+            let back = Self.reconnection(machine, outage: outage) { random }
+            #expect(back >= 0 && back <= bound, "random \(random): back \(back) s after the broker")
+        }
+    }
+
     /// Refusals that need a person keep the growing backoff inside the window: a broker that
     /// refuses the credentials is not asked again every 10 s by every tracker.
     @Test func refusalsThatNeedAPersonKeepTheGrowingBackoff() {
