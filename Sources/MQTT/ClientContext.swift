@@ -16,7 +16,7 @@ final class ClientContext: Sendable {
     let logger: Logger
     private let state = Locked(State())
     /// What the callbacks saw of the current attempt; the network thread alone reads it.
-    private let attempt = Locked(AttemptReport())
+    private let attempt = Locked(Attempt())
     /// Messages dropped because a subscriber fell `subscriptionBufferSize` messages behind.
     let droppedMessages = Atomic<Int>(0)
     /// Whether every lost connection waits the maximum reconnect delay (`MQTTClient.reconnectSlowly(_:)`).
@@ -84,15 +84,11 @@ final class ClientContext: Sendable {
     }
 
     /// What libmosquitto's callbacks reported during one connection attempt.
-    struct AttemptReport: Equatable {
+    private struct Attempt {
         /// The session-present flag of a CONNACK success not yet handed to the state machine.
         var acceptance: Bool?
-        /// The reason code of a CONNACK refusal.
-        var refusal: Int32?
-        /// The reason code of a DISCONNECT the broker sent (MQTT 5).
-        var brokerDisconnect: Int32?
-        /// libmosquitto's last error log line, which carries OpenSSL's reason for a TLS failure.
-        var lastLibraryError: String?
+        /// A refusal, a broker's DISCONNECT reason, libmosquitto's last error line.
+        var end = MQTTConnectionStateMachine.ConnectionEnd()
     }
 
     // MARK: The current attempt
@@ -106,13 +102,12 @@ final class ClientContext: Sendable {
     /// so a message published from the callback on could reach the broker before them, and a
     /// track point cut on the way would arrive after the points that follow it.
     func didReceiveConnack(reasonCode: Int32, sessionPresent: Bool) {
-        attempt.withLock { attempt in
-            if reasonCode == 0 {
-                attempt.acceptance = sessionPresent
-            } else {
-                attempt.refusal = reasonCode
-            }
+        guard reasonCode == 0 else {
+            let text = MosquittoText.refusal(reasonCode, protocolVersion: configuration.protocolVersion)
+            attempt.withLock { $0.end.refusal = .init(code: reasonCode, text: text) }
+            return
         }
+        attempt.withLock { $0.acceptance = sessionPresent }
     }
 
     /// Called by the disconnect callback on the network thread with libmosquitto's code: the
@@ -120,12 +115,13 @@ final class ClientContext: Sendable {
     /// numbers, which stay below MQTT's failure reason codes (0x80 and above).
     func didDisconnect(code: Int32) {
         guard code >= 0x80 else { return }
-        attempt.withLock { $0.brokerDisconnect = code }
+        let text = MosquittoText.reason(code)
+        attempt.withLock { $0.end.brokerDisconnect = .init(code: code, text: text) }
     }
 
     /// Called by the log callback on the network thread for a warning or an error.
     func recordLibraryError(_ line: String) {
-        attempt.withLock { $0.lastLibraryError = line }
+        attempt.withLock { $0.end.libraryDetail = line }
     }
 
     /// The session-present flag of a CONNACK success that arrived since the last call, if one did.
@@ -136,11 +132,12 @@ final class ClientContext: Sendable {
         }
     }
 
-    /// What the callbacks reported about the attempt that has just ended; starts the next one's.
-    func takeAttemptReport() -> AttemptReport {
+    /// What the callbacks reported about the attempt that has just ended (the failure that ended it
+    /// is the caller's to add); starts the next one's.
+    func takeEnding() -> MQTTConnectionStateMachine.ConnectionEnd {
         attempt.withLock { attempt in
-            defer { attempt = AttemptReport() }
-            return attempt
+            defer { attempt = Attempt() }
+            return attempt.end
         }
     }
 

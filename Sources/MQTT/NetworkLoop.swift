@@ -162,15 +162,8 @@ final class NetworkLoop: Sendable {
         /// Hands the machine what the callbacks saw of the attempt that ended with `status`.
         private mutating func ended(_ status: MosquittoStatus) -> MQTTConnectionStateMachine.Action {
             machine.reconnectSlowly(context.reconnectsSlowly.load(ordering: .relaxed))
-            let report = context.takeAttemptReport()
-            let version = configuration.protocolVersion
-            let end = MQTTConnectionStateMachine.ConnectionEnd(
-                failure: status.failure,
-                refusal: report.refusal.map {
-                    .init(code: $0, text: MosquittoText.refusal($0, protocolVersion: version))
-                },
-                brokerDisconnect: report.brokerDisconnect.map { .init(code: $0, text: MosquittoText.reason($0)) },
-                libraryDetail: report.lastLibraryError)
+            var end = context.takeEnding()
+            end.failure = status.failure
             return machine.connectionEnded(end, now: now, random: Double.random(in: 0..<1, using: &generator))
         }
     }

@@ -336,19 +336,11 @@ struct MQTTClientIntegrationTests {
                     configuration: Self.configuration(broker, "cancelled-\(round)"), logger: Self.logger
                 ) { client in
                     try await client.waitUntilConnected()
-                    var consumers: [Task<Int, Never>] = []
-                    for index in 0..<40 {
-                        // Acknowledged by the broker: the gate was open for these.
-                        let subscription = try await client.subscribe(to: ["\(prefix)/\(index)/#", "\(prefix)/all"])
-                        consumers.append(
-                            Task {
-                                var count = 0
-                                for await _ in subscription { count += 1 }
-                                return count
-                            })
+                    // Acknowledged by the broker: the gate was open for these.
+                    let consumers = try await CancelledConsumers.make(client, count: 40) {
+                        ["\(prefix)/\($0)/#", "\(prefix)/all"]
                     }
                     #expect(client.isConnected)
-                    for consumer in consumers { consumer.cancel() }
                     return consumers
                 }
                 for consumer in consumers { #expect(await consumer.value == 0) }

@@ -1,4 +1,5 @@
 import Logging
+import TestSupport
 import Testing
 
 @testable import MQTT
@@ -42,18 +43,7 @@ import Testing
             let configuration = MQTTConfiguration(broker: Self.nowhere, clientID: "shut-down-\(round)")
             let consumers = try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) {
                 client in
-                var consumers: [Task<Int, Never>] = []
-                for index in 0..<40 {
-                    let subscription = try await client.subscribe(to: ["fleet/\(index)/#", "fleet/shared/#"])
-                    consumers.append(
-                        Task {
-                            var count = 0
-                            for await _ in subscription { count += 1 }
-                            return count
-                        })
-                }
-                for consumer in consumers { consumer.cancel() }
-                return consumers
+                try await CancelledConsumers.make(client, count: 40) { ["fleet/\($0)/#", "fleet/shared/#"] }
             }
             // Every stream ended, by its consumer's cancellation or by the shut-down; none delivered.
             for consumer in consumers { #expect(await consumer.value == 0) }
