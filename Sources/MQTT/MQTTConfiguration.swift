@@ -112,17 +112,19 @@ public struct MQTTConfiguration: Sendable {
 
 /// How soon a client is back after its broker comes back, and what that costs the broker.
 ///
-/// For `window` after the client starts or loses a connection it had, the waits between failed
-/// attempts stop growing at `interval` (or at the backoff's maximum, if that is shorter). The first
-/// wait at that ceiling is drawn at random from 0 to it (full jitter), which gives each client a
-/// phase of its own; its attempts then come every `interval` on that phase. Once the broker is
-/// back, every client is back within one interval (5 s on average with the defaults), and a
-/// fleet cut off together comes back spread evenly over the interval: 10 % of it in each second
-/// for 10 s. Full jitter on every wait at the same ceiling would bunch the fleet at the start of the
-/// interval instead (twice as many in the first second). After the window the backoff grows to its
-/// maximum again, so that a broker away for long is not called every few seconds by every tracker.
-/// Refusals that need a person (credentials, certificates) always wait the growing backoff.
-/// docs/broker-connection.md gives the figures for a fleet of 10,000.
+/// For `window` after the client starts or loses a connection it had, a failed attempt is retried
+/// once after the backoff's first step (a quick retry, for a blip), and from then on at most
+/// `interval` apart (or the backoff's maximum, if that is shorter). The first wait at that
+/// ceiling is drawn at random from 0 to it (full jitter), which gives each client a phase of its
+/// own; its attempts then come every `interval` on that phase. Once the broker is back, every
+/// client is back within one interval (5 s on average with the defaults), and a fleet cut off
+/// together comes back spread evenly over the interval, 10 % of it in each second for 10 s,
+/// however long the outage was. Full jitter drawn afresh for every wait under the same ceiling
+/// would bunch the fleet at the start of the interval instead, and a growing backoff bunches it
+/// after short outages. After the window the backoff grows to its maximum again, so that a broker
+/// away for long is not called every few seconds by every tracker. Refusals that need a person
+/// (credentials, certificates) always wait the growing backoff. docs/broker-connection.md gives
+/// the figures for a fleet of 10,000.
 public struct MQTTPromptRetry: Hashable, Sendable {
     /// The longest wait between attempts while the window lasts; 10 s by default.
     public var interval: Duration

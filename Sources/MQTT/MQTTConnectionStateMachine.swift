@@ -12,10 +12,11 @@ import AsyncSupport
 /// - after a failed attempt, the backoff: `MQTTConfiguration.reconnect`, 1 s doubling to 60 s
 ///   with full jitter by default; a lost connection starts it again at its first step;
 /// - prompt retries: for ``MQTTPromptRetry/window`` after the start or the loss of a connection
-///   the client had, the waits stop growing at ``MQTTPromptRetry/interval`` (or the backoff's
-///   maximum, if shorter). The first wait at that ceiling is drawn from 0 to it, which gives the
-///   client a phase of its own, and the attempts then fall on that phase, one interval apart: a
-///   broker that comes back has every client back within one interval, spread evenly over it;
+///   the client had, the backoff's first step (a quick retry, for a blip) and then
+///   ``MQTTPromptRetry/interval`` (or the backoff's maximum, if shorter), the ceiling. The first
+///   wait at the ceiling is drawn from 0 to it, which gives the client a phase of its own, and the
+///   attempts then fall on that phase, one interval apart: a broker that comes back has every
+///   client back within one interval, spread evenly over it, whether it was away 3 s or 3 minutes;
 /// - a refusal that needs a person (`MQTTError.needsAttention`: credentials, certificates) waits
 ///   the growing backoff, window or not;
 /// - a connection the broker closes because another client took the session over (MQTT 5 reason
@@ -228,8 +229,9 @@ struct MQTTConnectionStateMachine {
 
     private mutating func nextWait(now: Duration, random: Double, needsAttention: Bool) -> (Duration, WaitRule) {
         let ceiling = min(promptRetry.interval, backoff.maximumDelay)
+        // In the window, the backoff's first step (a quick retry, for a blip), then the ceiling.
         guard !needsAttention, let opened = windowOpened, now - opened < promptRetry.window,
-            backoff.nominalDelay(afterFailures: failures) >= ceiling
+            failures >= 2 || backoff.nominalDelay(afterFailures: failures) >= ceiling
         else {
             return (backoff.delay(afterFailures: failures, unitRandom: random), .backoff)
         }

@@ -234,8 +234,8 @@ import Testing
         }
     }
 
-    /// After a loss the backoff starts again, full jitter; once its nominal wait reaches the
-    /// 10 s ceiling, one draw sets the phase and the attempts fall on it, 10 s apart, however
+    /// After a loss, one quick retry (the backoff's first step, full jitter); then one draw
+    /// within the 10 s ceiling sets the phase, and the attempts fall on it, 10 s apart, however
     /// long each took. After the 5-minute window the backoff grows to its 60 s again.
     @Test func promptRetriesKeepTheirPhaseUntilTheWindowCloses() {
         var machine = Self.connected()
@@ -243,15 +243,12 @@ import Testing
             &machine,
             [
                 Step(failedAt: 100, random: 0.5, wait: 0.5, rule: .backoff),  // lost; nominal 1 s
-                Step(failedAt: 100.5, random: 0.5, wait: 1, rule: .backoff),  // nominal 2 s
-                Step(failedAt: 101.5, random: 0.5, wait: 2, rule: .backoff),  // nominal 4 s
-                Step(failedAt: 103.5, random: 0.5, wait: 4, rule: .backoff),  // nominal 8 s
-                Step(failedAt: 107.5, random: 0.5, wait: 5, rule: .prompt),  // nominal 16 s: phase 112.5
-                Step(failedAt: 112.6, random: 0.9, wait: 9.9, rule: .prompt),  // next on the phase: 122.5
-                Step(failedAt: 122.5, random: 0.1, wait: 10, rule: .prompt),  // 132.5
-                Step(failedAt: 140, random: 0.5, wait: 2.5, rule: .prompt),  // a 7.5 s attempt: still 142.5
-                Step(failedAt: 399.9, random: 0.5, wait: 2.6, rule: .prompt),  // 402.5
-                Step(failedAt: 402.5, random: 0.5, wait: 30, rule: .backoff),  // the window closed at 400
+                Step(failedAt: 100.5, random: 0.5, wait: 5, rule: .prompt),  // the phase: 105.5
+                Step(failedAt: 105.6, random: 0.9, wait: 9.9, rule: .prompt),  // next on the phase: 115.5
+                Step(failedAt: 115.5, random: 0.1, wait: 10, rule: .prompt),  // 125.5
+                Step(failedAt: 133, random: 0.5, wait: 2.5, rule: .prompt),  // a 7.5 s attempt: still 135.5
+                Step(failedAt: 399.9, random: 0.5, wait: 5.6, rule: .prompt),  // 405.5
+                Step(failedAt: 405.5, random: 0.5, wait: 30, rule: .backoff),  // the window closed at 400
             ])
     }
 
@@ -264,12 +261,21 @@ import Testing
             &machine,
             [
                 Step(failedAt: 3, random: 0, wait: 1, rule: .backoff),
-                Step(failedAt: 4, random: 0, wait: 2, rule: .backoff),
-                Step(failedAt: 6, random: 0, wait: 4, rule: .backoff),
-                Step(failedAt: 10, random: 0, wait: 8, rule: .backoff),
-                Step(failedAt: 18, random: 0, wait: 10, rule: .prompt),
-                Step(failedAt: 28, random: 0.7, wait: 10, rule: .prompt),
+                Step(failedAt: 4, random: 0, wait: 10, rule: .prompt),
+                Step(failedAt: 14, random: 0.7, wait: 10, rule: .prompt),
             ], lost: false)
+    }
+
+    /// A first step at or above the ceiling (`mqtt.reconnect.initial-delay` of 30 s) is the
+    /// ceiling's phase at once.
+    @Test func aFirstStepAboveTheCeilingDrawsThePhaseAtOnce() {
+        var machine = Self.connected(backoff: Backoff(initialDelay: .seconds(30)))
+        Self.check(
+            &machine,
+            [
+                Step(failedAt: 0, random: 0.5, wait: 5, rule: .prompt),
+                Step(failedAt: 5, random: 0.5, wait: 10, rule: .prompt),
+            ])
     }
 
     /// Issue 15's failure 3: a 30 s outage left a tracker offline for 66 s, its retry delay 44 s
@@ -283,7 +289,8 @@ import Testing
 
     @Test func theFormerPolicyCouldWaitAMinuteAfterTheBrokerWasBack() {
         // With the backoff alone (prompt retries off, the former policy), these draws give waits
-        // of 0.5, 1, 2, 4, 8 and 3.2 s, then 60 s from 18.7 s: back 48.7 s after the broker.
+        // of 0.5, 1, 2, 4, 8 and 3.2 s, then 60 s from 18.7 s: back 48.7 s after the broker. With
+        // prompt retries: 0.5 s, then the phase at 5.5 s: back 5.5 s after it.
         var draws = [0.5, 0.5, 0.5, 0.5, 0.5, 0.9, 0.0, 0.0].makeIterator()
         let former = Self.reconnection(Self.connected(promptRetry: MQTTPromptRetry(window: .zero)), outage: 30) {
             draws.next() ?? 0
@@ -343,7 +350,7 @@ import Testing
         }
         #expect(wait == .seconds(60) && rule == .sessionTakenOver)
         _ = machine.waitEnded()
-        #expect(machine.connectionEnded(Self.refused, now: .seconds(65), random: 0.5).rule == .backoff)
+        #expect(machine.connectionEnded(Self.refused, now: .seconds(65), random: 0.5).rule == .prompt)
     }
 
     /// `reconnectSlowly(true)`: every lost connection waits the maximum delay, until it is turned off.
@@ -381,20 +388,15 @@ import Testing
             &machine,
             [
                 Step(failedAt: 0, random: 0, wait: 1, rule: .backoff),
-                Step(failedAt: 1, random: 0, wait: 2, rule: .backoff),
-                Step(failedAt: 3, random: 0, wait: 4, rule: .backoff),
-                Step(failedAt: 7, random: 0, wait: 8, rule: .backoff),
-                Step(failedAt: 15, random: 0.5, wait: 5, rule: .prompt),
+                Step(failedAt: 1, random: 0.5, wait: 5, rule: .prompt),
+                Step(failedAt: 6, random: 0.5, wait: 10, rule: .prompt),
             ])
         _ = machine.connectionAccepted(sessionPresent: false)
         Self.check(
             &machine,
             [
                 Step(failedAt: 1000, random: 0, wait: 1, rule: .backoff),
-                Step(failedAt: 1001, random: 0, wait: 2, rule: .backoff),
-                Step(failedAt: 1003, random: 0, wait: 4, rule: .backoff),
-                Step(failedAt: 1007, random: 0, wait: 8, rule: .backoff),
-                Step(failedAt: 1015, random: 0.1, wait: 9, rule: .prompt),
+                Step(failedAt: 1001, random: 0.1, wait: 9, rule: .prompt),
             ])
     }
 

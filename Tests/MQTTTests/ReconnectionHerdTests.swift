@@ -35,8 +35,9 @@ import Testing
     }
 
     /// Scenario 6's promise, with prompt retries: the median fleet puts at most 20 % of itself in
-    /// its busiest second, and every tracker of every fleet is back within 10 s of the broker.
-    @Test(arguments: [10.0, 15.0, 30.0, 120.0])
+    /// its busiest second, and every tracker of every fleet is back within 10 s of the broker,
+    /// after a short outage as after a long one.
+    @Test(arguments: [3.0, 5.0, 10.0, 15.0, 30.0, 120.0])
     func twoHundredTrackersAreBackWithinTenSecondsAndSpread(outage: Double) {
         let shares = Self.shares(outage: outage)
         #expect(shares[20] <= 0.2, "busiest second shares: \(shares)")
@@ -61,13 +62,23 @@ import Testing
                 + "\(Self.format(shares[20] * 100)) % (median), \(Self.format(shares[39] * 100)) % (largest)")
     }
 
+    /// The backoff alone (the former policy) bunched a fleet after a short outage: its waits had
+    /// grown only to a few seconds, and their sums bunch.
+    @Test func theBackoffAloneBunchedTheFleetAfterAShortOutage() {
+        let shares = Self.shares(outage: 5, promptRetry: MQTTPromptRetry(window: .zero))
+        #expect(shares[20] > 0.2, "busiest second shares: \(shares)")
+        print(
+            "herd of 200 after a 5 s outage, the backoff alone: busiest second \(Self.format(shares[20] * 100)) % "
+                + "(median), \(Self.format(shares[39] * 100)) % (largest)")
+    }
+
     /// The herd at the scale the docs speak of: 10,000 trackers.
-    @Test(arguments: [15.0, 30.0])
+    @Test(arguments: [5.0, 15.0, 30.0])
     func tenThousandTrackersComeBackSpreadOverTenSeconds(outage: Double) {
         let now = Self.fleet(size: 10_000, outage: outage, seed: 1)
         let former = Self.fleet(size: 10_000, outage: outage, seed: 1, promptRetry: MQTTPromptRetry(window: .zero))
         let busiest = ReconnectionSpread.busiestSecond(now)
-        #expect(busiest <= 1_100, "busiest second: \(busiest) of 10,000")
+        #expect(busiest <= 1_150, "busiest second: \(busiest) of 10,000")
         #expect((now.max() ?? .infinity) <= 10)
         print(
             "herd of 10,000 after a \(Int(outage)) s outage: busiest second \(busiest) (former "
