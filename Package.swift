@@ -35,6 +35,8 @@ let package = Package(
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
+        // Names the calling thread for top, perf and /proc (pthread_setname_np needs _GNU_SOURCE).
+        .target(name: "CThreadName"),
         // A value behind a pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not).
         .target(
             name: "Locking",
@@ -43,7 +45,9 @@ let package = Package(
         .target(
             name: "MQTT",
             dependencies: [
+                "AsyncSupport",
                 "CMosquitto",
+                "CThreadName",
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -98,7 +102,7 @@ let package = Package(
             dependencies: ["Interop", "LiveActivity"],
             swiftSettings: strict
         ),
-        // Small shared helpers for structured concurrency: the blocking executor, timeouts.
+        // Small shared helpers for structured concurrency: the blocking executor, timeouts, backoff.
         .target(
             name: "AsyncSupport",
             swiftSettings: strict
@@ -187,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AsyncSupportTests",
-            dependencies: ["AsyncSupport", "Locking"],
+            dependencies: ["AsyncSupport", "Locking", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -227,7 +231,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MQTTTests",
-            dependencies: ["MQTT"],
+            dependencies: [
+                "AsyncSupport",
+                "MQTT",
+                "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

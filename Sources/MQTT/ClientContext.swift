@@ -1,17 +1,22 @@
-import CMosquitto
 import Locking
 import Logging
 import Synchronization
 
-/// The state shared by the client's API (any task) and its network thread (libmosquitto callbacks).
+/// The state shared by the client's API (any task) and its network thread (libmosquitto callbacks):
+/// acknowledgements awaited, subscriptions, connection observers, and what the callbacks report
+/// about the current connection attempt.
 ///
 /// Passed to libmosquitto as the user pointer: the callbacks in `Mosquitto/MosquittoCallbacks.swift`
-/// turn it back into this object. All mutable state sits behind one `Locked` lock, which is never held
-/// while calling into libmosquitto or resuming a continuation.
+/// turn it back into this object. Its locks are never held while calling into libmosquitto or
+/// resuming a continuation; the connection's own life is ``MQTTConnectionStateMachine``'s, and
+/// the lock held across libmosquitto calls is ``MosquittoHandle``'s gate, which is taken before
+/// these when both are.
 final class ClientContext: Sendable {
     let configuration: MQTTConfiguration
     let logger: Logger
     private let state = Locked(State())
+    /// What the callbacks saw of the current attempt; the network thread alone reads it.
+    private let attempt = Locked(Attempt())
     /// Messages dropped because a subscriber fell `subscriptionBufferSize` messages behind.
     let droppedMessages = Atomic<Int>(0)
     /// Whether every lost connection waits the maximum reconnect delay (`MQTTClient.reconnectSlowly(_:)`).
@@ -64,25 +69,13 @@ final class ClientContext: Sendable {
     }
 
     private struct State {
-        var connected = false
         var shutDown = false
         var acks: [Int32: PendingAck] = [:]
         var subscriptions: [UInt64: SubscriptionEntry] = [:]
         var observers: [UInt64: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
         var nextID: UInt64 = 0
-        /// A CONNACK refusal seen by the connect callback, for the network loop to report.
-        var refusal: MQTTError?
-        /// Whether the current connection attempt reached CONNACK success.
-        var connectedThisAttempt = false
-        /// A CONNACK success the network loop has yet to complete the connection for, with its
-        /// session-present flag (``ClientContext/completeConnection(handle:)``).
-        var connackPending: Bool?
-        /// The last connection attempt's failure or loss, until the next connection.
-        var lastFailure: MQTTConnectionEvent?
-        /// libmosquitto's last error log line, which carries OpenSSL's reason for a TLS failure.
-        var lastLibraryError: String?
-        /// The reason code of a DISCONNECT the broker sent (MQTT 5), for the network loop to report.
-        var brokerDisconnectReason: Int32?
+        /// The last event reported, which a new observer learns first.
+        var lastEvent: MQTTConnectionEvent?
 
         mutating func makeID() -> UInt64 {
             nextID += 1
@@ -90,87 +83,31 @@ final class ClientContext: Sendable {
         }
     }
 
-    // MARK: Connection state
-
-    var isConnected: Bool { state.withLock { $0.connected } }
-
-    /// Runs `body`, a libmosquitto call that sends, only while connected, and never at the same
-    /// time as the connection state changes (CONNACK, end of a connection); nil when not connected.
-    func whileConnected<R>(_ body: () -> R) -> R? {
-        state.withLock { $0.connected ? body() : nil }
+    /// What libmosquitto's callbacks reported during one connection attempt.
+    private struct Attempt {
+        /// The session-present flag of a CONNACK success not yet handed to the state machine.
+        var acceptance: Bool?
+        /// A refusal, a broker's DISCONNECT reason, libmosquitto's last error line.
+        var end = MQTTConnectionStateMachine.ConnectionEnd()
     }
 
-    /// Called by the connect callback on the network thread. A success is completed by
-    /// ``completeConnection(handle:)`` once libmosquitto is done with the CONNACK.
-    func didReceiveConnack(reasonCode: Int32, sessionPresent: Bool) {
-        guard reasonCode == 0 else {
-            let error = MQTTError.connectionRefused(
-                reasonCode: reasonCode, protocolVersion: configuration.protocolVersion)
-            state.withLock { $0.refusal = error }
-            return
-        }
-        state.withLock { state in
-            state.connectedThisAttempt = true
-            state.connackPending = sessionPresent
-        }
-    }
+    // MARK: The current attempt
 
-    /// Called by the network loop after each round of libmosquitto's loop: when a CONNACK success
-    /// arrived in it, the client is connected from now on; publishing resumes and the
-    /// subscriptions are sent again.
+    /// Called by the connect callback on the network thread. A success is handed to the state
+    /// machine by the network loop once libmosquitto is done with the CONNACK
+    /// (``takeAcceptance()``).
     ///
-    /// Not in the connect callback: libmosquitto resends the messages left in flight by the last
+    /// Not in the callback itself: libmosquitto resends the messages left in flight by the last
     /// connection only after that callback returns (`message__retry_check` in `handle__connack`),
     /// so a message published from the callback on could reach the broker before them, and a
     /// track point cut on the way would arrive after the points that follow it.
-    func completeConnection(handle: OpaquePointer) {
-        let completed = state.withLock { state -> (sessionPresent: Bool, filters: [String: MQTTQoS])? in
-            guard let sessionPresent = state.connackPending else { return nil }
-            state.connackPending = nil
-            state.connected = true
-            return (sessionPresent, Self.activeFilters(state.subscriptions))
+    func didReceiveConnack(reasonCode: Int32, sessionPresent: Bool) {
+        guard reasonCode == 0 else {
+            let text = MosquittoText.refusal(reasonCode, protocolVersion: configuration.protocolVersion)
+            attempt.withLock { $0.end.refusal = .init(code: reasonCode, text: text) }
+            return
         }
-        guard let completed else { return }
-        logger.info("mqtt.connected", metadata: ["mqtt.broker": "\(configuration.broker)"])
-        resubscribe(completed.filters, handle: handle)
-        broadcast(.connected(sessionPresent: completed.sessionPresent))
-    }
-
-    /// Called by the network loop when an attempt or a connection ends (`requested`: because the
-    /// client is shutting down); returns what to report.
-    func endAttempt(returnCode: Int32, requested: Bool) -> MQTTConnectionEvent {
-        let (wasConnected, refusal, detail, brokerReason) = state.withLock { state in
-            defer {
-                state.connected = false
-                state.connectedThisAttempt = false
-                state.connackPending = nil
-                state.refusal = nil
-                state.lastLibraryError = nil
-                state.brokerDisconnectReason = nil
-            }
-            return (state.connectedThisAttempt, state.refusal, state.lastLibraryError, state.brokerDisconnectReason)
-        }
-        if requested { return .disconnected(nil) }
-        if let refusal { return .connectionFailed(refusal) }
-        if wasConnected, let brokerReason {
-            let reason = String(cString: mosquitto_reason_string(brokerReason))
-            if brokerReason == Int32(MQTT_RC_SESSION_TAKEN_OVER.rawValue) {
-                return .disconnected(
-                    MQTTError(
-                        .sessionTakenOver,
-                        "connection closed by the broker: \(reason): another client connected with client id "
-                            + "\(configuration.clientID)"))
-            }
-            return .disconnected(MQTTError(.connectionLost, "connection closed by the broker: \(reason)"))
-        }
-        var error =
-            MQTTError.from(returnCode: returnCode, context: wasConnected ? "connection lost" : "cannot connect")
-            ?? MQTTError(.connectionLost, "connection closed by the broker")
-        if let detail, error.code == .tls || error.code == .network { error.message += " (\(detail))" }
-        if wasConnected, error.code == .notConnected {
-            error = MQTTError(.connectionLost, "connection lost: closed by the broker")
-        }
-        return wasConnected ? .disconnected(error) : .connectionFailed(error)
+        attempt.withLock { $0.acceptance = sessionPresent }
     }
 
     /// Called by the disconnect callback on the network thread with libmosquitto's code: the
@@ -178,11 +115,30 @@ final class ClientContext: Sendable {
     /// numbers, which stay below MQTT's failure reason codes (0x80 and above).
     func didDisconnect(code: Int32) {
         guard code >= 0x80 else { return }
-        state.withLock { $0.brokerDisconnectReason = code }
+        let text = MosquittoText.reason(code)
+        attempt.withLock { $0.end.brokerDisconnect = .init(code: code, text: text) }
     }
 
+    /// Called by the log callback on the network thread for a warning or an error.
     func recordLibraryError(_ line: String) {
-        state.withLock { $0.lastLibraryError = line }
+        attempt.withLock { $0.end.libraryDetail = line }
+    }
+
+    /// The session-present flag of a CONNACK success that arrived since the last call, if one did.
+    func takeAcceptance() -> Bool? {
+        attempt.withLock { attempt in
+            defer { attempt.acceptance = nil }
+            return attempt.acceptance
+        }
+    }
+
+    /// What the callbacks reported about the attempt that has just ended (the failure that ended it
+    /// is the caller's to add); starts the next one's.
+    func takeEnding() -> MQTTConnectionStateMachine.ConnectionEnd {
+        attempt.withLock { attempt in
+            defer { attempt = Attempt() }
+            return attempt.end
+        }
     }
 
     // MARK: Connection events
@@ -195,11 +151,7 @@ final class ClientContext: Sendable {
             let id = state.makeID()
             state.observers[id] = continuation
             // A new observer learns where things stand: connected, or why the last attempt failed.
-            if state.connected {
-                continuation.yield(.connected(sessionPresent: false))
-            } else if let failure = state.lastFailure {
-                continuation.yield(failure)
-            }
+            if let last = state.lastEvent { continuation.yield(last) }
             return id
         }
         guard let id else {
@@ -214,7 +166,7 @@ final class ClientContext: Sendable {
 
     func broadcast(_ event: MQTTConnectionEvent) {
         let observers = state.withLock { state in
-            if case .connected = event { state.lastFailure = nil } else { state.lastFailure = event }
+            state.lastEvent = event
             return Array(state.observers.values)
         }
         for observer in observers { observer.yield(event) }
@@ -326,12 +278,14 @@ final class ClientContext: Sendable {
         return filters
     }
 
-    private func resubscribe(_ filters: [String: MQTTQoS], handle: OpaquePointer) {
+    /// Subscribes again to every filter, through the gate the network thread has just opened.
+    func resubscribe(through connection: MosquittoHandle.OpenHandle) {
+        let filters = state.withLock { Self.activeFilters($0.subscriptions) }
         for (filter, qos) in filters {
-            var mid: Int32 = 0
-            let rc = mosquitto_subscribe_v5(handle, &mid, filter, qos.rawValue, 0, nil)
+            let (status, mid) = connection.subscribe(filter, qos: qos)
             ignoreAcknowledgement(of: mid)
-            if let error = MQTTError.from(returnCode: rc, context: "cannot resubscribe to \(filter)") {
+            if let failure = status.failure {
+                let error = MQTTError(failure, context: "cannot resubscribe to \(filter)")
                 logger.info("mqtt.resubscribe.failed", metadata: ["mqtt.filter": "\(filter)", "error": "\(error)"])
             }
         }
@@ -345,7 +299,6 @@ final class ClientContext: Sendable {
     func shutDown() {
         let (acks, subscriptions, observers) = state.withLock { state in
             state.shutDown = true
-            state.connected = false
             defer {
                 state.acks = [:]
                 state.subscriptions = [:]

@@ -1,12 +1,12 @@
-import CMosquitto
-import Glibc
+import AsyncSupport
 import Logging
 
 /// An MQTT client on libmosquitto, with async publish and subscribe and automatic reconnection.
 ///
 /// Use it inside `withClient(configuration:logger:_:)`, which starts it, and disconnects and frees
 /// it when the body returns or throws. The client connects in the background and reconnects after
-/// any loss with `ReconnectBackoff`, resubscribing its subscriptions each time; watch
+/// any loss (``MQTTConnectionStateMachine`` has the policy: a backoff, and prompt retries while a
+/// loss is recent), resubscribing its subscriptions each time; watch
 /// `connectionEvents` or await `waitUntilConnected()` to follow it. All methods may be called from
 /// any task; libmosquitto's blocking calls run on the client's own network thread, never on Swift's
 /// cooperative pool.
@@ -21,16 +21,7 @@ public final class MQTTClient: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.context = ClientContext(configuration: configuration, logger: logger)
-        self.handle = try MosquittoHandle(
-            clientID: configuration.clientID, cleanSession: configuration.cleanSession,
-            context: Unmanaged.passUnretained(context).toOpaque())
-        do {
-            try Self.configure(handle, with: configuration)
-        } catch {
-            handle.destroy()
-            throw error
-        }
-        MosquittoCallbacks.install(on: handle)
+        self.handle = try MosquittoHandle(configuration: configuration, context: context)
         self.loop = NetworkLoop(handle: handle, context: context)
     }
 
@@ -60,7 +51,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// Whether the client is connected to the broker right now.
-    public var isConnected: Bool { context.isConnected }
+    public var isConnected: Bool { handle.isOpen }
 
     /// Messages dropped so far because a subscription's consumer fell behind by more than
     /// `subscriptionBufferSize` messages.
@@ -167,31 +158,25 @@ public final class MQTTClient: Sendable {
     ) async throws -> Int32? {
         try MQTTTopic.validate(publishTopic: topic)
         while true {
-            var mid: Int32 = 0
             // Only while connected: a message handed to libmosquitto while its network thread is
             // inside mosquitto_connect can miss the resend of queued messages and never go out.
             // Before a connection, QoS 1 and 2 messages wait here and go out once connected.
-            let sent = try MosquittoProperties.with(properties, protocolVersion: configuration.protocolVersion) {
-                list throws(MQTTError) in
-                context.whileConnected {
-                    payload.withUnsafeBytes { bytes in
-                        mosquitto_publish_v5(
-                            handle.pointer, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain,
-                            list)
-                    }
-                }
+            let sent = try handle.whileOpen { connection throws(MQTTError) in
+                try connection.publish(
+                    topic, payload: payload, qos: qos, retain: retain, properties: properties,
+                    protocolVersion: configuration.protocolVersion)
             }
-            guard let rc = sent else {
+            guard let (status, mid) = sent else {
                 if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
                 try await awaitConnection()
                 continue
             }
             // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
             // the reconnection.
-            let queuedOffline = rc == MOSQ_ERR_NO_CONN.rawValue && qos != .atMostOnce
-            if qos == .atMostOnce || (rc != MOSQ_ERR_SUCCESS.rawValue && !queuedOffline) {
+            let queuedOffline = status.isNotConnected && qos != .atMostOnce
+            if qos == .atMostOnce || (!status.isSuccess && !queuedOffline) {
                 context.ignoreAcknowledgement(of: mid)
-                try MQTTError.check(rc, "cannot publish to \(topic)")
+                try status.check("cannot publish to \(topic)")
                 return nil
             }
             return mid
@@ -202,7 +187,9 @@ public final class MQTTClient: Sendable {
     /// - Throws: `.clientShutDown` when the client shuts down first, or `CancellationError`.
     private func awaitConnection() async throws {
         for await event in connectionEvents {
-            if case .connected = event { return }
+            // The first event is the last one reported, which may be a connection that has just
+            // ended: only a connection still open counts.
+            if case .connected = event, isConnected { return }
         }
         try Task.checkCancellation()
         throw ClientContext.shutDownError
@@ -214,7 +201,7 @@ public final class MQTTClient: Sendable {
         if reasonCode >= 0x80 {
             throw MQTTError(
                 .publishRefused,
-                "broker refused the message to \(topic): \(String(cString: mosquitto_reason_string(reasonCode)))")
+                "broker refused the message to \(topic): \(MosquittoText.reason(reasonCode))")
         }
     }
 
@@ -249,22 +236,21 @@ public final class MQTTClient: Sendable {
         let sink = ClientContext.SubscriptionSink(continuation, transform: transform)
         let id = try context.addSubscription(filters: filters, qos: qos, sink: sink)
         continuation.onTermination = { [context, handle] _ in
-            for filter in context.removeSubscription(id) {
-                var mid: Int32 = 0
-                _ = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter, nil)
-                context.ignoreAcknowledgement(of: mid)
+            // Under the gate: ordered against the connection's changes and the handle's
+            // destruction, which a subscriber cancelled during the client's shut-down can race.
+            handle.withGate { connection in
+                let unused = context.removeSubscription(id)
+                guard let connection, !unused.isEmpty else { return }
+                context.ignoreAcknowledgement(of: connection.unsubscribe(unused).mid)
             }
         }
         for filter in filters {
-            var mid: Int32 = 0
             // Offline (or connecting), the filters go out with the resubscription at the connection.
-            let rc =
-                context.whileConnected { mosquitto_subscribe_v5(handle.pointer, &mid, filter, qos.rawValue, 0, nil) }
-                ?? MOSQ_ERR_NO_CONN.rawValue
-            if rc == MOSQ_ERR_NO_CONN.rawValue { break }
-            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            guard let (status, mid) = handle.whileOpen({ $0.subscribe(filter, qos: qos) }), !status.isNotConnected
+            else { break }
+            guard status.isSuccess else {
                 continuation.finish()
-                try MQTTError.check(rc, "cannot subscribe to \(filter)")
+                try status.check("cannot subscribe to \(filter)")
                 break
             }
             guard let ack = try await acknowledgementUnlessDisconnected(mid) else {
@@ -277,7 +263,7 @@ public final class MQTTClient: Sendable {
                 continuation.finish()
                 throw MQTTError(
                     .subscriptionRefused,
-                    "broker refused the subscription to \(filter): \(String(cString: mosquitto_reason_string(failure)))"
+                    "broker refused the subscription to \(filter): \(MosquittoText.reason(failure))"
                 )
             }
         }
@@ -316,48 +302,14 @@ public final class MQTTClient: Sendable {
     /// earlier one and sends nothing more. Without this, a broker that writes to the socket the
     /// client has just closed takes it for a lost connection and publishes the will.
     private func quiesce(within timeout: Duration) async {
-        guard isConnected else { return }
         let filters = context.subscribedFilters
         let marker = filters.isEmpty ? ["$quiesce/" + configuration.clientID] : filters
-        var strings = marker.map { strdup($0) }
-        defer { for string in strings { free(string) } }
-        var mid: Int32 = 0
-        let rc = strings.withUnsafeMutableBufferPointer { buffer in
-            mosquitto_unsubscribe_multiple(handle.pointer, &mid, Int32(buffer.count), buffer.baseAddress, nil)
-        }
-        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return }
-        let unsubscribed = mid
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [context] in _ = try? await context.acknowledgement(of: unsubscribed) }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private static func configure(_ handle: MosquittoHandle, with configuration: MQTTConfiguration) throws(MQTTError) {
-        let mosq = handle.pointer
-        let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
-        try MQTTError.check(
-            mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version), "cannot set the protocol")
-        try MQTTError.check(mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, 1), "cannot set TCP_NODELAY")
-        if let credentials = configuration.credentials {
-            try MQTTError.check(
-                mosquitto_username_pw_set(mosq, credentials.username, credentials.password),
-                "invalid username \"\(credentials.username)\"")
-        }
-        if let will = configuration.will {
-            var list = try MosquittoProperties.make(will.properties, protocolVersion: configuration.protocolVersion)
-            let rc = will.payload.withUnsafeBytes { bytes in
-                mosquitto_will_set_v5(
-                    mosq, will.topic, Int32(bytes.count), bytes.baseAddress, will.qos.rawValue, will.retain, list)
-            }
-            // On success libmosquitto owns the property list; on failure it is ours to free.
-            if rc != MOSQ_ERR_SUCCESS.rawValue { mosquitto_property_free_all(&list) }
-            try MQTTError.check(rc, "invalid will on \(will.topic)")
-        }
-        if configuration.broker.usesTLS {
-            try TLSFiles.configure(mosq, with: configuration.tls)
-        }
+        guard let (status, mid) = handle.whileOpen({ $0.unsubscribe(marker) }), status.isSuccess else { return }
+        // A task of its own, awaited here, so that the caller's cancellation does not reach the
+        // wait: a cancelled body is how a service stops, and the broker must fall silent then too.
+        let context = context
+        await Task {
+            _ = await withTimeout(timeout) { try? await context.acknowledgement(of: mid) }
+        }.value
     }
 }

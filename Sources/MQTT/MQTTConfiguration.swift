@@ -1,3 +1,9 @@
+import AsyncSupport
+
+/// The waits between connection attempts: AsyncSupport's ``Backoff``, whose defaults double from
+/// 1 s to 60 s with full jitter (the `mqtt.reconnect.*` configuration keys).
+public typealias ReconnectBackoff = Backoff
+
 /// Everything an `MQTTClient` needs to know before it connects.
 ///
 /// A plain value with sensible defaults; only the broker address has none.
@@ -26,6 +32,9 @@ public struct MQTTConfiguration: Sendable {
     public var will: MQTTWill?
     /// How long to wait between connection attempts.
     public var reconnect: ReconnectBackoff
+    /// How soon the client is back after its broker: the ceiling on the waits while a lost
+    /// connection (or the start) is recent.
+    public var promptRetry: MQTTPromptRetry
     /// How many received messages each subscription buffers before it drops the oldest (counted).
     public var subscriptionBufferSize: Int
 
@@ -41,7 +50,8 @@ public struct MQTTConfiguration: Sendable {
         tls: MQTTTLSConfiguration = MQTTTLSConfiguration(),
         will: MQTTWill? = nil,
         reconnect: ReconnectBackoff = ReconnectBackoff(),
-        subscriptionBufferSize: Int = 65_536
+        subscriptionBufferSize: Int = 65_536,
+        promptRetry: MQTTPromptRetry = MQTTPromptRetry()
     ) {
         self.broker = broker
         self.clientID = clientID
@@ -54,6 +64,7 @@ public struct MQTTConfiguration: Sendable {
         self.will = will
         self.reconnect = reconnect
         self.subscriptionBufferSize = subscriptionBufferSize
+        self.promptRetry = promptRetry
     }
 
     /// Checks the values that libmosquitto would otherwise reject later, or silently.
@@ -86,8 +97,45 @@ public struct MQTTConfiguration: Sendable {
                 .invalidConfiguration,
                 "TLS files are set but the broker URL \(broker) is plain mqtt://: use mqtts:// to connect with TLS")
         }
-        try reconnect.validate()
+        if let problem = reconnect.problem {
+            throw MQTTError(.invalidConfiguration, "invalid reconnect \(problem)")
+        }
+        guard promptRetry.interval > .zero, promptRetry.window >= .zero else {
+            throw MQTTError(
+                .invalidConfiguration,
+                "invalid prompt retry every \(promptRetry.interval) for \(promptRetry.window): use a positive "
+                    + "interval and a window of zero or more")
+        }
         if let will { try MQTTTopic.validate(publishTopic: will.topic) }
+    }
+}
+
+/// How soon a client is back after its broker comes back, and what that costs the broker.
+///
+/// For `window` after the client starts or loses a connection it had, a failed attempt is retried
+/// once after the backoff's first step (a quick retry, for a blip), and from then on at most
+/// `interval` apart (or the backoff's maximum, if that is shorter). The first wait at that
+/// ceiling is drawn at random from 0 to it (full jitter), which gives each client a phase of its
+/// own; its attempts then come every `interval` on that phase. Once the broker is back, every
+/// client is back within one interval (5 s on average with the defaults), and a fleet cut off
+/// together comes back spread evenly over the interval, 10 % of it in each second for 10 s,
+/// however long the outage was. Full jitter drawn afresh for every wait under the same ceiling
+/// would bunch the fleet at the start of the interval instead, and a growing backoff bunches it
+/// after short outages. After the window the backoff grows to its maximum again, so that a broker
+/// away for long is not called every few seconds by every tracker. Refusals that need a person
+/// (credentials, certificates) always wait the growing backoff. docs/broker-connection.md gives
+/// the figures for a fleet of 10,000.
+public struct MQTTPromptRetry: Hashable, Sendable {
+    /// The longest wait between attempts while the window lasts; 10 s by default.
+    public var interval: Duration
+    /// How long after the start or a lost connection the ceiling holds; 5 minutes by default. Zero
+    /// turns prompt retries off: the backoff alone sets every wait.
+    public var window: Duration
+
+    /// Creates the policy; the defaults retry at least every 10 s for 5 minutes.
+    public init(interval: Duration = .seconds(10), window: Duration = .seconds(300)) {
+        self.interval = interval
+        self.window = window
     }
 }
 

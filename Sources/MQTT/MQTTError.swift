@@ -1,10 +1,3 @@
-import CMosquitto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The one error type of the MQTT module.
 ///
 /// `code` says what kind of failure it was, for callers that branch on it; `message` is the
@@ -72,46 +65,16 @@ public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A libmosquitto call's failure in words: its return code as an ``MQTTError/Code`` and the text for
+/// it (libmosquitto's, or the system's for an `errno`).
+struct LibraryFailure: Hashable, Sendable {
+    var code: MQTTError.Code
+    var text: String
+}
+
 extension MQTTError {
-    /// Maps a libmosquitto return code to an error, or `nil` for success.
-    ///
-    /// `MOSQ_ERR_ERRNO` is resolved through `errno`, which the caller must not have disturbed.
-    static func from(returnCode rc: Int32, context: String) -> MQTTError? {
-        guard rc != MOSQ_ERR_SUCCESS.rawValue else { return nil }
-        let text: String
-        if rc == MOSQ_ERR_ERRNO.rawValue {
-            text = String(cString: strerror(errno))
-        } else {
-            text = String(cString: mosquitto_strerror(rc))
-        }
-        return MQTTError(code(for: rc), "\(context): \(text)")
-    }
-
-    /// Throws the error for a libmosquitto return code unless it is success.
-    static func check(_ rc: Int32, _ context: @autoclosure () -> String) throws(MQTTError) {
-        if let error = from(returnCode: rc, context: context()) { throw error }
-    }
-
-    private static func code(for rc: Int32) -> Code {
-        switch mosq_err_t(rawValue: rc) {
-        case MOSQ_ERR_NO_CONN: .notConnected
-        case MOSQ_ERR_CONN_LOST, MOSQ_ERR_KEEPALIVE: .connectionLost
-        case MOSQ_ERR_CONN_REFUSED, MOSQ_ERR_AUTH: .connectionRefused
-        case MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE, MOSQ_ERR_OCSP: .tls
-        case MOSQ_ERR_ERRNO, MOSQ_ERR_EAI, MOSQ_ERR_LOOKUP, MOSQ_ERR_TIMEOUT, MOSQ_ERR_PROXY: .network
-        case MOSQ_ERR_INVAL, MOSQ_ERR_MALFORMED_UTF8: .invalidTopic
-        case MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_OVERSIZE_PACKET: .payloadTooLarge
-        default: .library
-        }
-    }
-
-    /// The broker's refusal of a CONNECT, in libmosquitto's words for the protocol in use.
-    static func connectionRefused(reasonCode: Int32, protocolVersion: MQTTProtocolVersion) -> MQTTError {
-        let text =
-            switch protocolVersion {
-            case .v5: String(cString: mosquitto_reason_string(reasonCode))
-            case .v311: String(cString: mosquitto_connack_string(reasonCode))
-            }
-        return MQTTError(.connectionRefused, "broker refused the connection: \(text) (reason code \(reasonCode))")
+    /// The error for a failed libmosquitto call, after `context` ("cannot connect: Connection refused").
+    init(_ failure: LibraryFailure, context: String) {
+        self.init(failure.code, "\(context): \(failure.text)")
     }
 }

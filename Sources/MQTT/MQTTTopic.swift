@@ -1,14 +1,10 @@
-import CMosquitto
-
 /// Checks of MQTT topic names and filters, in libmosquitto's own terms.
 public enum MQTTTopic {
     /// Checks a topic to publish to: non-empty UTF-8 without `+`, `#` or NUL.
     ///
     /// - Throws: `MQTTError` `.invalidTopic` naming the topic.
     public static func validate(publishTopic topic: String) throws(MQTTError) {
-        guard !topic.isEmpty, mosquitto_pub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue,
-            mosquitto_validate_utf8(topic, Int32(topic.utf8.count)) == MOSQ_ERR_SUCCESS.rawValue
-        else {
+        guard !topic.isEmpty, MosquittoTopic.isValidPublishTopic(topic) else {
             throw MQTTError(
                 .invalidTopic, "invalid topic \"\(topic)\": a publish topic is non-empty and has no + or # wildcards")
         }
@@ -18,9 +14,7 @@ public enum MQTTTopic {
     ///
     /// - Throws: `MQTTError` `.invalidTopic` naming the filter.
     public static func validate(filter: String) throws(MQTTError) {
-        guard !filter.isEmpty, mosquitto_sub_topic_check(filter) == MOSQ_ERR_SUCCESS.rawValue,
-            mosquitto_validate_utf8(filter, Int32(filter.utf8.count)) == MOSQ_ERR_SUCCESS.rawValue
-        else {
+        guard !filter.isEmpty, MosquittoTopic.isValidFilter(filter) else {
             throw MQTTError(
                 .invalidTopic,
                 "invalid subscription filter \"\(filter)\": + must fill a whole level and # must be the last level")
@@ -29,7 +23,6 @@ public enum MQTTTopic {
 
     /// Whether a topic matches a subscription filter (for example `a/+/c` matches `a/b/c`).
     public static func matches(filter: String, topic: String) -> Bool {
-        var result = false
-        return mosquitto_topic_matches_sub(filter, topic, &result) == MOSQ_ERR_SUCCESS.rawValue && result
+        MosquittoTopic.matches(filter: filter, topic: topic)
     }
 }

@@ -1,17 +1,20 @@
-import CMosquitto
+import AsyncSupport
+import CThreadName
 import Dispatch
 import Foundation
 import Locking
 import Logging
 import Synchronization
 
-/// The client's own thread: it connects, runs libmosquitto's network loop, and waits out the
-/// backoff between attempts, so that no blocking call ever runs on Swift's cooperative pool.
+/// The client's own thread: the shell around ``MQTTConnectionStateMachine``. It feeds the machine
+/// what happens (the connect call's result, libmosquitto's loop, the end of a wait, a stop) and
+/// performs the actions (connect, resume, wait, disconnect, finish), so that no blocking call
+/// ever runs on Swift's cooperative pool. Every decision is the machine's.
 final class NetworkLoop: Sendable {
     private let handle: MosquittoHandle
     private let context: ClientContext
     private let stopRequested = Atomic<Bool>(false)
-    /// Signalled to cut a backoff wait short when the client stops.
+    /// Signalled to cut a wait between attempts short when the client stops.
     private let wake = DispatchSemaphore(value: 0)
     private let completion = Locked<Completion>(.running(nil))
 
@@ -20,8 +23,8 @@ final class NetworkLoop: Sendable {
         case finished
     }
 
-    /// How long one `mosquitto_loop` call may wait for traffic; libmosquitto wakes earlier for
-    /// outgoing packets, so this only bounds how late keep-alive checks run.
+    /// How long one round of libmosquitto's loop may wait for traffic; libmosquitto wakes earlier
+    /// for outgoing packets, so this only bounds how late keep-alive checks and a stop are seen.
     private static let loopTimeoutMilliseconds: Int32 = 1000
 
     init(handle: MosquittoHandle, context: ClientContext) {
@@ -32,7 +35,7 @@ final class NetworkLoop: Sendable {
     func start() {
         let thread = Thread { [self] in
             // Foundation keeps `Thread.name` to itself on Linux; name the thread for top, perf and /proc.
-            myeline_name_current_thread("mqtt-network")
+            _ = myeline_name_current_thread("mqtt-network")
             run()
             let waiter = completion.withLock { completion -> CheckedContinuation<Void, Never>? in
                 defer { completion = .finished }
@@ -47,7 +50,9 @@ final class NetworkLoop: Sendable {
     /// Disconnects cleanly and returns once the thread has ended.
     func stop() async {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
-        _ = mosquitto_disconnect_v5(handle.pointer, 0, nil)
+        // Queuing DISCONNECT wakes the loop from its wait for traffic at once; the thread then
+        // sees the stop and flushes it.
+        _ = handle.whileOpen { $0.disconnect() }
         wake.signal()
         await withCheckedContinuation { continuation in
             let finished = completion.withLock { completion -> Bool in
@@ -62,84 +67,124 @@ final class NetworkLoop: Sendable {
     private var stopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
 
     private func run() {
-        let configuration = context.configuration
-        var failures = 0
+        var shell = Shell(
+            loop: self,
+            machine: MQTTConnectionStateMachine(
+                backoff: context.configuration.reconnect, promptRetry: context.configuration.promptRetry,
+                clientID: context.configuration.clientID))
+        shell.run()
+    }
+
+    /// The state machine and what its actions need; the network thread's alone.
+    private struct Shell {
+        let loop: NetworkLoop
+        var machine: MQTTConnectionStateMachine
+        let origin = ContinuousClock.now
         var generator = SystemRandomNumberGenerator()
-        while !stopping {
-            var rc = connect(configuration)
-            while rc == MOSQ_ERR_SUCCESS.rawValue && !stopping {
-                // libmosquitto 2.0 ignores max_packets (1): each call reads one packet per message in
-                // flight, at least one. One wake-up per message costs little next to decoding it.
-                rc = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)
-                if rc == MOSQ_ERR_SUCCESS.rawValue { context.completeConnection(handle: handle.pointer) }
+
+        private var handle: MosquittoHandle { loop.handle }
+        private var context: ClientContext { loop.context }
+        private var configuration: MQTTConfiguration { loop.context.configuration }
+        private var now: Duration { ContinuousClock.now - origin }
+
+        mutating func run() {
+            var action = machine.start(now: now)
+            while true {
+                switch action {
+                case .connect:
+                    action = connect()
+                case .resume(let event):
+                    action = resume(event)
+                case .wait(let delay, let event, let rule):
+                    action = wait(delay, after: event, rule: rule)
+                case .disconnect:
+                    action = disconnect()
+                case .finish(let event):
+                    if let event { context.broadcast(event) }
+                    return
+                }
             }
-            if stopping && rc == MOSQ_ERR_SUCCESS.rawValue { rc = flushDisconnect() }
-            let event = context.endAttempt(returnCode: rc, requested: stopping)
+        }
+
+        /// Connects, then runs the loop until something happens.
+        private mutating func connect() -> MQTTConnectionStateMachine.Action {
+            let expiry = UInt32(clamping: configuration.sessionExpiry.components.seconds)
+            let keepsSession = configuration.protocolVersion == .v5 && !configuration.cleanSession && expiry > 0
+            let status = handle.connect(
+                to: configuration.broker, keepAlive: configuration.keepAlive,
+                sessionExpiry: keepsSession ? expiry : nil)
+            if loop.stopping { return machine.shutdownRequested() }
+            guard status.isSuccess else { return ended(status) }
+            return pump()
+        }
+
+        /// Opens the gate with the subscriptions sent again, and reports the connection.
+        private mutating func resume(_ event: MQTTConnectionEvent) -> MQTTConnectionStateMachine.Action {
+            handle.open { context.resubscribe(through: $0) }
+            context.logger.info("mqtt.connected", metadata: ["mqtt.broker": "\(configuration.broker)"])
             context.broadcast(event)
-            guard !stopping else { break }
-            switch event {
-            case .disconnected: failures = 1
-            case .connectionFailed, .connected: failures += 1
+            return pump()
+        }
+
+        /// Reports the event and waits, cut short by a stop.
+        private mutating func wait(
+            _ delay: Duration, after event: MQTTConnectionEvent, rule: MQTTConnectionStateMachine.WaitRule
+        ) -> MQTTConnectionStateMachine.Action {
+            context.broadcast(event)
+            loop.log(event, retryIn: delay, rule: rule)
+            _ = loop.wake.wait(timeout: .now() + .nanoseconds(Int(delay.inSeconds * 1e9)))
+            return loop.stopping ? machine.shutdownRequested() : machine.waitEnded()
+        }
+
+        /// Sends DISCONNECT and lets the loop write it, for at most about five seconds.
+        private mutating func disconnect() -> MQTTConnectionStateMachine.Action {
+            let status = handle.disconnectAndFlush(rounds: 50, timeoutMilliseconds: 100)
+            handle.close()
+            return ended(status)
+        }
+
+        /// Runs libmosquitto's loop until the connection is complete, ends, or the client stops.
+        private mutating func pump() -> MQTTConnectionStateMachine.Action {
+            while true {
+                let status = handle.loop(timeoutMilliseconds: NetworkLoop.loopTimeoutMilliseconds)
+                if loop.stopping { return machine.shutdownRequested() }
+                guard status.isSuccess else {
+                    handle.close()
+                    return ended(status)
+                }
+                // After the round in which CONNACK arrived: libmosquitto has queued its resend.
+                if !machine.isConnected, let sessionPresent = context.takeAcceptance() {
+                    return machine.connectionAccepted(sessionPresent: sessionPresent)
+                }
             }
-            var delay = configuration.reconnect.delay(afterFailures: failures, using: &generator)
-            if case .disconnected(let error?) = event,
-                error.code == .sessionTakenOver || context.reconnectsSlowly.load(ordering: .relaxed)
-            {
-                // Another client uses this client id: coming back at once would take its session
-                // over in turn, and the two would evict each other every second. The longest wait
-                // keeps the duel down to one takeover per maximum delay.
-                delay = configuration.reconnect.maximumDelay
-            }
-            log(event, retryIn: delay)
-            _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay.seconds * 1e9)))
+        }
+
+        /// Hands the machine what the callbacks saw of the attempt that ended with `status`.
+        private mutating func ended(_ status: MosquittoStatus) -> MQTTConnectionStateMachine.Action {
+            machine.reconnectSlowly(context.reconnectsSlowly.load(ordering: .relaxed))
+            var end = context.takeEnding()
+            end.failure = status.failure
+            return machine.connectionEnded(end, now: now, random: Double.random(in: 0..<1, using: &generator))
         }
     }
 
-    private func connect(_ configuration: MQTTConfiguration) -> Int32 {
-        let keepAlive = Int32(configuration.keepAlive.components.seconds)
-        // A session that outlives the connection needs its expiry in CONNECT (MQTT 5); libmosquitto
-        // copies the list.
-        var properties: OpaquePointer? = nil
-        defer { mosquitto_property_free_all(&properties) }
-        let expiry = UInt32(clamping: configuration.sessionExpiry.components.seconds)
-        if configuration.protocolVersion == .v5, !configuration.cleanSession, expiry > 0 {
-            _ = mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), expiry)
-        }
-        return switch configuration.broker.transport {
-        case .tcp(let host, let port), .tls(let host, let port):
-            mosquitto_connect_bind_v5(handle.pointer, host, Int32(port), keepAlive, nil, properties)
-        case .unix(let path):
-            // Port 0 makes libmosquitto treat the host as a unix socket path.
-            mosquitto_connect_bind_v5(handle.pointer, path, 0, keepAlive, nil, properties)
-        }
-    }
-
-    /// Sends DISCONNECT and runs the loop until the socket is closed, for at most about five seconds.
-    private func flushDisconnect() -> Int32 {
-        var rc = mosquitto_disconnect_v5(handle.pointer, 0, nil)
-        var rounds = 0
-        while rc == MOSQ_ERR_SUCCESS.rawValue && rounds < 50 {
-            rc = mosquitto_loop(handle.pointer, 100, 1)
-            rounds += 1
-        }
-        return rc
-    }
-
-    private func log(_ event: MQTTConnectionEvent, retryIn delay: Duration) {
-        let retry = String(format: "%.1f", delay.seconds)
+    private func log(_ event: MQTTConnectionEvent, retryIn delay: Duration, rule: MQTTConnectionStateMachine.WaitRule) {
+        let retry = String(format: "%.1f", delay.inSeconds)
+        let broker = "\(context.configuration.broker)"
         switch event {
         case .connectionFailed(let error):
             context.logger.info(
                 "mqtt.connect.failed",
                 metadata: [
-                    "mqtt.broker": "\(context.configuration.broker)", "error": "\(error)", "mqtt.retry_s": "\(retry)",
+                    "mqtt.broker": "\(broker)", "error": "\(error)", "mqtt.retry_s": "\(retry)",
+                    "mqtt.retry_rule": "\(rule.rawValue)",
                 ])
         case .disconnected(let error):
             context.logger.info(
                 "mqtt.connection.lost",
                 metadata: [
-                    "mqtt.broker": "\(context.configuration.broker)",
-                    "error": "\(error.map(String.init(describing:)) ?? "-")", "mqtt.retry_s": "\(retry)",
+                    "mqtt.broker": "\(broker)", "error": "\(error.map(String.init(describing:)) ?? "-")",
+                    "mqtt.retry_s": "\(retry)", "mqtt.retry_rule": "\(rule.rawValue)",
                 ])
         case .connected:
             break

@@ -18,6 +18,8 @@ struct FaultFleetIntegrationTests {
 
     /// Scenario 6: the broker is killed under 200 connected trackers and restarted 15 s later;
     /// every tracker comes back, and no one-second window holds more than 20 % of the reconnections.
+    /// With prompt retries every tracker retries at least every 10 s on a phase of its own, so
+    /// they come back spread over about 10 s (`ReconnectionHerdTests` has the arithmetic).
     @Test func aBrokerRestartUnderTwoHundredTrackersSpreadsTheirReconnections() async throws {
         try await TestBroker.with { broker in
             let fleet = try TestProcess(
@@ -42,7 +44,7 @@ struct FaultFleetIntegrationTests {
 
             let reconnections = after.timedLines.filter { Self.isConnection($0.line, "myeline-fleet-simulate-") }
                 .map { ($0.time - back) / .seconds(1) }.sorted()
-            let busiest = Self.busiestSecond(reconnections)
+            let busiest = ReconnectionSpread.busiestSecond(reconnections)
             print(
                 "scenario 6: \(reconnections.count) reconnections from \(Self.format(reconnections.first!)) s to "
                     + "\(Self.format(reconnections.last!)) s after the broker was back; busiest second: "
@@ -278,17 +280,6 @@ struct FaultFleetIntegrationTests {
         try await broker.waitForLine(timeout: timeout, description: "\(count) connections of \(prefix)*") { line in
             isConnection(line, prefix) && connections.increment() >= count
         }
-    }
-
-    /// The most of `times` (seconds, sorted) within any one second.
-    static func busiestSecond(_ times: [Double]) -> Int {
-        var busiest = 0
-        var first = 0
-        for last in times.indices {
-            while times[last] - times[first] >= 1 { first += 1 }
-            busiest = max(busiest, last - first + 1)
-        }
-        return busiest
     }
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }

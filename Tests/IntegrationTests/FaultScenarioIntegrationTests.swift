@@ -263,17 +263,20 @@ struct GpsdFaultScenarioTests {
 }
 
 /// Scenarios 4 and 5: the broker killed during a trip; a link cut in the middle of PUBLISH packets.
-@Suite(.timeLimit(.minutes(4)))
+@Suite(.timeLimit(.minutes(3)))
 struct BrokerFaultScenarioTests {
-    /// Scenario 4: the broker SIGKILLed during a trip and restarted after `outage` seconds.
+    /// Scenario 4: the broker SIGKILLed during a trip and restarted 10 s later: every point once,
+    /// in order. How long an outage lasts changes only the waits between attempts, which are the
+    /// state machine's (`MQTTConnectionStateMachineTests`: a 120 s outage, which this test used
+    /// to wait out, ends within 10 s of the broker's return).
     ///
     /// The agent reaches the broker through a ``TestTCPProxy`` that is closed while the broker is
     /// down and opened once the subscriber and the board have subscribed again: the killed
     /// broker forgets their subscriptions, and whatever the agent delivered before they were back
     /// would be delivered to no one. The proxy changes nothing else: the agent sees its connection
     /// reset by the broker's death and then refused, as without it.
-    @Test(arguments: [10, 120])
-    func everyPointArrivesOnceInOrderAfterTheBrokerIsKilled(outage: Int) async throws {
+    @Test func everyPointArrivesOnceInOrderAfterTheBrokerIsKilled() async throws {
+        let outage = 10
         try await TestBroker.with(listener: .tcp) { broker in
             guard case .tcp(_, let brokerPort) = broker.address.transport else { return }
             let connection = ["-h", "127.0.0.1", "-p", "\(brokerPort)"]
@@ -284,13 +287,13 @@ struct BrokerFaultScenarioTests {
             defer { board.signal(SIGKILL) }
             let messages: [AgentHarness.Message] = try await TestTCPProxy.with(upstreamPort: brokerPort) { proxy in
                 try await withTemporaryDirectory { state in
-                    // The drive at 5 times its pace, in a loop; the outbox holds 1,000 points.
+                    // The drive at 5 times its pace, in a loop, every fix published (about 5 points
+                    // a second); the outbox holds 1,000 points. The agent's reconnection settings
+                    // are its defaults.
                     let agent = try AgentHarness.agent(
                         broker, state: state, ["--speed", "5", "--loop"],
-                        environment: [
-                            "MYELINE_MQTT_RECONNECT_MAX_DELAY": "2", "MYELINE_OUTBOX_CAPACITY": "1000",
-                        ], source: FaultScenario.drive,
-                        address: BrokerAddress(.tcp(host: "127.0.0.1", port: proxy.port)))
+                        environment: FaultScenario.eager.merging(["MYELINE_OUTBOX_CAPACITY": "1000"]) { $1 },
+                        source: FaultScenario.drive, address: BrokerAddress(.tcp(host: "127.0.0.1", port: proxy.port)))
                     defer { agent.signal(SIGKILL) }
                     // Mid-trip, right after a track point: the broker dies with the trip going on.
                     try await observer.waitForLine(containing: "/track|", occurrence: 3, timeout: .seconds(60))
@@ -301,18 +304,17 @@ struct BrokerFaultScenarioTests {
                     // The outage itself.
                     try await Task.sleep(for: .seconds(outage))
                     try await broker.start()
-                    let restarted = ContinuousClock.now
                     try await observer.waitForLine(containing: "SUBACK", occurrence: 2, timeout: .seconds(30))
                     proxy.setOpen(true)
+                    let opened = ContinuousClock.now
                     try await observer.waitForLine(timeout: .seconds(30), description: "the agent back online") {
                         line in
                         AgentHarness.Message(line[...])?.isOnlineStatus(since: down) ?? false
                     }
-                    let online = FaultScenario.seconds(since: restarted)
+                    let online = FaultScenario.seconds(since: opened)
                     FaultScenario.report(
                         "broker killed for \(outage) s: agent online \(String(format: "%.1f", online)) s after the "
-                            + "broker's restart, gated by the proxy; \(proxy.connectionCounts.refused) refused attempts"
-                    )
+                            + "proxy let it through again; \(proxy.connectionCounts.refused) refused attempts")
                     // A few more points after the return, then a clean stop that drains the outbox.
                     return try await FaultScenario.stopAfterMorePoints(agent, observedBy: observer)
                 }

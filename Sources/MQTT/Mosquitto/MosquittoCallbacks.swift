@@ -3,24 +3,24 @@ import CMosquitto
 /// libmosquitto's callbacks, as C function pointers that find their `ClientContext` through the
 /// user pointer given to `mosquitto_new`. They all run on the client's network thread.
 enum MosquittoCallbacks {
-    static func install(on handle: MosquittoHandle) {
-        mosquitto_connect_v5_callback_set(handle.pointer) { _, user, reasonCode, flags, _ in
+    static func install(on handle: OpaquePointer) {
+        mosquitto_connect_v5_callback_set(handle) { _, user, reasonCode, flags, _ in
             clientContext(user).didReceiveConnack(reasonCode: reasonCode, sessionPresent: flags & 1 != 0)
         }
-        mosquitto_disconnect_v5_callback_set(handle.pointer) { _, user, code, _ in
+        mosquitto_disconnect_v5_callback_set(handle) { _, user, code, _ in
             clientContext(user).didDisconnect(code: code)
         }
-        mosquitto_publish_v5_callback_set(handle.pointer) { _, user, mid, reasonCode, _ in
+        mosquitto_publish_v5_callback_set(handle) { _, user, mid, reasonCode, _ in
             clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.published(reasonCode: reasonCode))
         }
-        mosquitto_subscribe_v5_callback_set(handle.pointer) { _, user, mid, count, granted, _ in
+        mosquitto_subscribe_v5_callback_set(handle) { _, user, mid, count, granted, _ in
             let qos = (0..<Int(count)).map { granted?[$0] ?? 0x80 }
             clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.subscribed(grantedQoS: qos))
         }
-        mosquitto_unsubscribe_v5_callback_set(handle.pointer) { _, user, mid, _ in
+        mosquitto_unsubscribe_v5_callback_set(handle) { _, user, mid, _ in
             clientContext(user).didAcknowledge(mid, ClientContext.Acknowledgement.unsubscribed)
         }
-        mosquitto_message_v5_callback_set(handle.pointer) { _, user, message, properties in
+        mosquitto_message_v5_callback_set(handle) { _, user, message, properties in
             guard let message = message?.pointee, let topic = message.topic else { return }
             let payload: [UInt8] =
                 if let bytes = message.payload, message.payloadlen > 0 {
@@ -34,7 +34,7 @@ enum MosquittoCallbacks {
                     qos: MQTTQoS(rawValue: message.qos) ?? .atMostOnce, retain: message.retain,
                     properties: MosquittoProperties.read(properties)))
         }
-        mosquitto_log_callback_set(handle.pointer) { _, user, level, text in
+        mosquitto_log_callback_set(handle) { _, user, level, text in
             guard let text else { return }
             let line = String(cString: text)
             let context = clientContext(user)

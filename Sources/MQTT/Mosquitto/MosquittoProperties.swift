@@ -1,9 +1,5 @@
 import CMosquitto
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An owned MQTT 5 property list, freed when the scope that made it ends.
 enum MosquittoProperties {
@@ -26,14 +22,14 @@ enum MosquittoProperties {
         var list: OpaquePointer? = nil
         do {
             if let contentType = properties.contentType {
-                try MQTTError.check(
-                    mosquitto_property_add_string(&list, Int32(MQTT_PROP_CONTENT_TYPE.rawValue), contentType),
-                    "invalid content type \"\(contentType)\"")
+                try MosquittoStatus(
+                    mosquitto_property_add_string(&list, Int32(MQTT_PROP_CONTENT_TYPE.rawValue), contentType)
+                ).check("invalid content type \"\(contentType)\"")
             }
             if let expiry = properties.messageExpiry {
-                try MQTTError.check(
-                    mosquitto_property_add_int32(&list, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry),
-                    "invalid message expiry \(expiry)")
+                try MosquittoStatus(
+                    mosquitto_property_add_int32(&list, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expiry)
+                ).check("invalid message expiry \(expiry)")
             }
         } catch {
             mosquitto_property_free_all(&list)

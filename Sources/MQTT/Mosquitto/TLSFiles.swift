@@ -1,10 +1,5 @@
 import CMosquitto
-
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Hands TLS files to libmosquitto after checking that each can be read, so that a wrong path is
 /// reported by name instead of as libmosquitto's "invalid function arguments".
@@ -26,12 +21,11 @@ enum TLSFiles {
             }
         }
         let caPath = tls.caFile == nil ? systemCertificateDirectory : nil
-        try MQTTError.check(
-            mosquitto_tls_set(mosq, tls.caFile, caPath, tls.certificateFile, tls.keyFile, nil),
+        try MosquittoStatus(mosquitto_tls_set(mosq, tls.caFile, caPath, tls.certificateFile, tls.keyFile, nil)).check(
             "cannot use the TLS files (CA \(tls.caFile ?? caPath ?? "-"), certificate \(tls.certificateFile ?? "-"), key \(tls.keyFile ?? "-"))"
         )
         // Verify the broker's certificate and host name, always: SSL_VERIFY_PEER, no insecure mode.
-        try MQTTError.check(mosquitto_tls_opts_set(mosq, 1, nil, nil), "cannot require certificate verification")
-        try MQTTError.check(mosquitto_tls_insecure_set(mosq, false), "cannot require host name verification")
+        try MosquittoStatus(mosquitto_tls_opts_set(mosq, 1, nil, nil)).check("cannot require certificate verification")
+        try MosquittoStatus(mosquitto_tls_insecure_set(mosq, false)).check("cannot require host name verification")
     }
 }

@@ -1,13 +1,14 @@
-/// Exponential backoff with jitter between connection attempts.
+/// Exponential backoff with jitter: the waits between attempts at something that keeps failing
+/// (connecting to a broker, reaching a server).
 ///
 /// The n-th consecutive failure has a nominal wait of `min(initialDelay × multiplierⁿ⁻¹, maximumDelay)`;
 /// the actual wait is drawn uniformly between `(1 − jitter) ×` and `1 ×` that nominal wait. The
-/// default, `jitter` 1, is "full jitter": anywhere from 0 to the nominal wait. A fleet cut off by
-/// the same broker restart then comes back spread over the whole nominal wait rather than bunched
-/// around it: modelled, 200 trackers after a 10 s outage put about 30 % of themselves in one
+/// default, `jitter` 1, is "full jitter": anywhere from 0 to the nominal wait. Many clients cut off
+/// by the same failure then come back spread over the whole nominal wait rather than bunched
+/// around it: modelled, 200 clients after a 10 s outage put about 30 % of themselves in one
 /// second with waits of 75 % to 125 % of the nominal one, about 16 % with full jitter
-/// (docs/reliability.md, scenario 6). A successful connection resets the count.
-public struct ReconnectBackoff: Hashable, Sendable {
+/// (docs/reliability.md, fault scenario 6). A success resets the count; that is the caller's to do.
+public struct Backoff: Hashable, Sendable {
     /// The wait after the first failure, before jitter.
     public var initialDelay: Duration
     /// The longest wait, before jitter.
@@ -31,9 +32,8 @@ public struct ReconnectBackoff: Hashable, Sendable {
 
     /// The nominal wait after `failures` consecutive failures (1 or more), before jitter.
     public func nominalDelay(afterFailures failures: Int) -> Duration {
-        let initial = initialDelay.seconds
-        let maximum = maximumDelay.seconds
-        var delay = initial
+        let maximum = maximumDelay.inSeconds
+        var delay = initialDelay.inSeconds
         var step = 1
         while step < failures, delay < maximum {
             delay *= multiplier
@@ -46,7 +46,7 @@ public struct ReconnectBackoff: Hashable, Sendable {
     /// jitter: 0 gives the nominal wait, values towards 1 shorter ones (never 0).
     public func delay(afterFailures failures: Int, unitRandom: Double) -> Duration {
         let factor = 1 - jitter * unitRandom
-        return .seconds(nominalDelay(afterFailures: failures).seconds * factor)
+        return .seconds(nominalDelay(afterFailures: failures).inSeconds * factor)
     }
 
     /// The wait after `failures` consecutive failures, with jitter from `generator`.
@@ -54,26 +54,18 @@ public struct ReconnectBackoff: Hashable, Sendable {
         delay(afterFailures: failures, unitRandom: Double.random(in: 0..<1, using: &generator))
     }
 
-    func validate() throws(MQTTError) {
+    /// What is wrong with these values, naming them and the fix, for the caller to put in its own
+    /// error (after the name of what backs off); nil when they are valid.
+    public var problem: String? {
         guard initialDelay > .zero, maximumDelay >= initialDelay else {
-            throw MQTTError(
-                .invalidConfiguration,
-                "invalid reconnect delays \(initialDelay) to \(maximumDelay): the first must be positive and not above the maximum"
-            )
+            return "delays \(initialDelay) to \(maximumDelay): the first must be positive and not above the maximum"
         }
         guard multiplier >= 1, multiplier.isFinite else {
-            throw MQTTError(.invalidConfiguration, "invalid reconnect multiplier \(multiplier): use 1 or more")
+            return "multiplier \(multiplier): use 1 or more"
         }
         guard (0...1).contains(jitter) else {
-            throw MQTTError(.invalidConfiguration, "invalid reconnect jitter \(jitter): use a fraction from 0 to 1")
+            return "jitter \(jitter): use a fraction from 0 to 1"
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        return nil
     }
 }
