@@ -204,6 +204,28 @@ final class ClientContext: Sendable {
         }
     }
 
+    /// Fails every publish still waiting for its acknowledgement with `error`, and ignores the
+    /// acknowledgements that come for them later: called when a reconnection finds that the
+    /// broker kept no session, before anything new is sent.
+    ///
+    /// A QoS 2 message whose PUBREC came from the broker that died is then completed by
+    /// libmosquitto's PUBREL and the new broker's PUBCOMP, though the new broker never had it:
+    /// only its publisher can send it again. (Subscriptions wait for no acknowledgement across a
+    /// connection's end; publishes are the only waiters left at a reconnection.)
+    func failUnacknowledged(with error: MQTTError) -> Int {
+        let waiting = state.withLock { state -> [CheckedContinuation<Acknowledgement, any Error>] in
+            var waiting: [CheckedContinuation<Acknowledgement, any Error>] = []
+            for (mid, pending) in state.acks {
+                guard case .waiting(let continuation) = pending else { continue }
+                waiting.append(continuation)
+                state.acks[mid] = .ignored
+            }
+            return waiting
+        }
+        for continuation in waiting { continuation.resume(throwing: error) }
+        return waiting.count
+    }
+
     /// Marks packet `mid` as one nobody waits for (QoS 0, a failed call, a resubscription).
     func ignoreAcknowledgement(of mid: Int32) {
         state.withLock { state in

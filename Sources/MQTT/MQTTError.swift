@@ -9,7 +9,7 @@ public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case invalidConfiguration, connectionRefused, tls, notConnected, connectionLost,
                 network, publishRefused, subscriptionRefused, invalidTopic, payloadTooLarge,
-                clientShutDown, library, sessionTakenOver
+                clientShutDown, library, sessionTakenOver, sessionLost
         }
         private let value: Value
 
@@ -41,6 +41,11 @@ public struct MQTTError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let clientShutDown = Code(value: .clientShutDown)
         /// Any other libmosquitto failure.
         public static let library = Code(value: .library)
+        /// The broker kept no session for this client across a reconnection (session present 0:
+        /// a broker without persistence restarted, or the session expired): a QoS 1 or 2 message
+        /// published before it may never have been delivered, even if libmosquitto completes its
+        /// handshake with the new broker. Publish it again (a duplicate is possible, a gap is not).
+        public static let sessionLost = Code(value: .sessionLost)
 
         public var description: String { value.rawValue }
     }

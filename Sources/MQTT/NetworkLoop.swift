@@ -118,8 +118,19 @@ final class NetworkLoop: Sendable {
             return pump()
         }
 
-        /// Opens the gate with the subscriptions sent again, and reports the connection.
+        /// Opens the gate with the subscriptions sent again, and reports the connection. When the
+        /// broker kept no session the client meant to keep, the publishes still waiting for their
+        /// acknowledgement fail first (`sessionLost`), so that their publishers send them again.
         private mutating func resume(_ event: MQTTConnectionEvent) -> MQTTConnectionStateMachine.Action {
+            if case .connected(sessionPresent: false) = event, !configuration.cleanSession {
+                let failed = context.failUnacknowledged(
+                    with: MQTTError(
+                        .sessionLost,
+                        "the broker kept no session across the reconnection: the message may not have been delivered"))
+                if failed > 0 {
+                    context.logger.info("mqtt.session.lost", metadata: ["mqtt.unacknowledged": "\(failed)"])
+                }
+            }
             handle.open { context.resubscribe(through: $0) }
             context.logger.info("mqtt.connected", metadata: ["mqtt.broker": "\(configuration.broker)"])
             context.broadcast(event)

@@ -124,15 +124,21 @@ final class MessageSender: Service, CustomStringConvertible, Sendable {
             logger.error("Cannot encode a message", metadata: ["error": "\(error)"])
             return true
         }
-        do {
-            try await client.publish(topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: properties)
-            logger.debug("Published", metadata: ["mqtt.topic": "\(topic)"])
-            if case .clear(let activityID) = message { inbox.post(.cleared(activityID: activityID)) }
-        } catch is CancellationError {
-            return false
-        } catch {
-            logger.warning("Cannot publish", metadata: ["mqtt.topic": "\(topic)", "error": "\(error)"])
+        while true {
+            do {
+                try await client.publish(
+                    topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: properties)
+                logger.debug("Published", metadata: ["mqtt.topic": "\(topic)"])
+                if case .clear(let activityID) = message { inbox.post(.cleared(activityID: activityID)) }
+            } catch is CancellationError {
+                return false
+            } catch let error as MQTTError where error.code == .sessionLost {
+                // A broker that forgot the session may never have had it: again, on the new one.
+                continue
+            } catch {
+                logger.warning("Cannot publish", metadata: ["mqtt.topic": "\(topic)", "error": "\(error)"])
+            }
+            return true
         }
-        return true
     }
 }
