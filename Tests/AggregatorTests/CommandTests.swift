@@ -6,7 +6,7 @@ import MyelineConfiguration
 import TestSupport
 import Testing
 
-@testable import MyelineAggregator
+@testable import Aggregator
 
 /// The command line and the configuration: help, precedence, and mistakes that name their key.
 struct CommandTests {

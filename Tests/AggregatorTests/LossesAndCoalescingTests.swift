@@ -6,7 +6,7 @@ import Logging
 import TestSupport
 import Testing
 
-@testable import MyelineAggregator
+@testable import Aggregator
 
 /// What a stalled board keeps and shows (fault scenario 10): `--follow --json` keeps one pending
 /// change per row and device, however many messages arrive while its output is blocked, and the

@@ -7,9 +7,11 @@ import MyelineConfiguration
 import ServiceLifecycle
 
 /// `myeline-aggregator`: subscribes to every device's topics and shows the fleet in a terminal.
-@main
-struct AggregatorCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// The executable target's `@main` calls ``main()``; tests parse and build it from here.
+public struct AggregatorCommand: AsyncParsableCommand {
+    /// The command's name, abstract, discussion and version.
+    public static let configuration = CommandConfiguration(
         commandName: "myeline-aggregator",
         abstract: "Show a live board of every Myeline tracker's activities.",
         discussion: """
@@ -73,12 +75,17 @@ struct AggregatorCommand: AsyncParsableCommand {
         }
     }
 
-    func validate() throws {
+    /// Creates the command with no option set (ArgumentParser fills them in).
+    public init() {}
+
+    /// Refuses contradictory flags (exit status 64).
+    public func validate() throws {
         if follow && !json { throw ValidationError("--follow needs --json: use --follow --json") }
         if follow && once { throw ValidationError("--follow and --once exclude each other: choose one") }
     }
 
-    func run() async throws {
+    /// Runs the board until its presentation ends or SIGTERM or SIGINT arrives.
+    public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (configuration, password) = try await load(environment: environment)
         let level = configuration.logLevel
