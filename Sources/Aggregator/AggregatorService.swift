@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// The aggregator: subscribes to the fleet, keeps the board's state, and presents it until the
 /// presentation ends (`q`, `--once` printed) or a graceful shutdown (SIGTERM, SIGINT) cancels it.
 struct AggregatorService: Service {
-    /// How long without a retained message ends the bootstrap when the sync message cannot be used.
+    /// How long without a retained message ends the bootstrap when the sentinel does not come.
     static let quietPeriod: TimeInterval = 1
     /// The longest a bootstrap may take, even while retained messages still trickle in.
     static let bootstrapLimit: TimeInterval = 30
@@ -18,20 +18,16 @@ struct AggregatorService: Service {
     let password: String?
     let presentation: Presentation
     let display: Display
+    let session: BoardSession
     let logger: Logger
     let clock: any WallClock
 
     func run() async throws {
-        let topics = TopicTree(prefix: configuration.topicPrefix)
-        let syncTopic = "myeline-aggregator/sync/\(UUID().uuidString.lowercased())"
-        let session = BoardSession(
-            topics: topics, ownTracks: configuration.ownTracksInput, syncTopic: syncTopic, clock: clock, logger: logger,
-            recordsChanges: presentation == .followJSON)
         var mqtt = configuration.mqtt.clientConfiguration(password: password)
         // The bootstrap of a large fleet arrives at once; keep all of it rather than drop the oldest.
         mqtt.subscriptionBufferSize = 1 << 20
         do {
-            try await serve(session, topics: topics, mqtt: mqtt)
+            try await serve(mqtt: mqtt)
         } catch is CancellationError {
             // SIGTERM or SIGINT while a presenter waits or writes: a clean stop, not an error.
             logger.debug("Stopped by a graceful shutdown")
@@ -39,14 +35,13 @@ struct AggregatorService: Service {
     }
 
     /// Connects, subscribes and presents until the presentation ends or a graceful shutdown cancels it.
-    private func serve(_ session: BoardSession, topics: TopicTree, mqtt clientConfiguration: MQTTConfiguration)
-        async throws
-    {
+    private func serve(mqtt clientConfiguration: MQTTConfiguration) async throws {
+        let topics = TopicTree(prefix: configuration.topicPrefix)
         try await cancelWhenGracefulShutdown {
             try await MQTTClient.withClient(configuration: clientConfiguration, logger: logger) { client in
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await watchConnection(client, session: session) }
-                    group.addTask { try await subscribe(client, topics: topics, session: session) }
+                    group.addTask { try await watchConnection(client) }
+                    group.addTask { try await subscribe(client, topics: topics) }
                     group.addTask {
                         while true {
                             try await Task.sleep(for: .seconds(1))
@@ -54,7 +49,7 @@ struct AggregatorService: Service {
                             session.noteLosses(dropped: client.droppedMessageCount)
                         }
                     }
-                    group.addTask { try await present(session) }
+                    group.addTask { try await present() }
                     // The presentation ends the service; the other tasks run until then.
                     defer { group.cancelAll() }
                     while let _ = try await group.next() {
@@ -65,20 +60,24 @@ struct AggregatorService: Service {
         }
     }
 
-    private func present(_ session: BoardSession) async throws {
+    private func present() async throws {
         switch presentation {
         case .board:
             try await session.runBoard(display)
         case .followJSON:
-            try await session.follow()
+            try await session.follow(display, format: .json)
+        case .followPlain:
+            try await session.follow(display, format: .plain)
         case .once, .onceJSON:
-            while !session.isBootstrapComplete { try await Task.sleep(for: .milliseconds(20)) }
-            if presentation == .once { session.printOnce(display) } else { session.printJSON() }
+            let outcome = try await session.waitForOnce(
+                connectTimeout: configuration.onceTimeout, clock: clock)
+            session.printOnce(display, json: presentation == .onceJSON, outcome: outcome)
         }
     }
 
-    private func watchConnection(_ client: MQTTClient, session: BoardSession) async throws {
+    private func watchConnection(_ client: MQTTClient) async throws {
         for await event in client.connectionEvents {
+            session.noteConnection(event)
             switch event {
             case .connected:
                 session.setConnection(nil)
@@ -91,47 +90,26 @@ struct AggregatorService: Service {
         }
     }
 
-    private func subscribe(_ client: MQTTClient, topics: TopicTree, session: BoardSession) async throws {
-        // The broker's retained count first, for judging the bootstrap; brokers may refuse $SYS.
-        let broker = try? await client.subscribe(to: [Bootstrap.brokerRetainedCountTopic], transform: session.receive)
-        if let broker {
-            // Its retained value arrives right after the subscription, before the fleet's bootstrap.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await received in broker {
-                        session.apply(received)
-                        return
-                    }
-                }
-                group.addTask { try await Task.sleep(for: .milliseconds(500)) }
-                _ = try await group.next()
-                group.cancelAll()
-            }
+    /// Places the sentinel, subscribes to the fleet and then at once to the sentinel (``Bootstrap``),
+    /// and applies what arrives until cancelled; clears the sentinel once the bootstrap is over.
+    private func subscribe(_ client: MQTTClient, topics: TopicTree) async throws {
+        let sentinel = session.sentinelTopic
+        do {
+            try await client.publish(sentinel, payload: Array("sentinel".utf8), qos: .atLeastOnce, retain: true)
+            session.noteSentinel(placed: true)
+        } catch let error as MQTTError {
+            session.noteSentinel(placed: false)
+            logger.notice(
+                "Cannot place the bootstrap's sentinel: whether the broker cuts the retained bootstrap will be unknown",
+                metadata: ["mqtt.topic": "\(sentinel)", "mqtt.error": "\(error.message)"])
         }
         let subscribedAt = clock.now
-        // The sync topic first: the filters are acknowledged one after the other, and a SUBACK after
-        // the fleet's would wait behind the whole retained bootstrap, or never come when mosquitto
-        // drops part of it (issue 2196), which left the quiet-period fallback unreached.
         let ownTracks = configuration.ownTracks ? [OwnTracksTopic.allDevices] : []
         let fleet = try await client.subscribe(
-            to: [session.syncTopic, topics.allStatus, topics.allActivities] + ownTracks, transform: session.receive)
+            to: [topics.allStatus, topics.allActivities] + ownTracks, transform: session.receive)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await received in fleet { session.apply(received) }
-            }
-            if let broker {
-                group.addTask {
-                    for await received in broker { session.apply(received) }
-                }
-            }
-            group.addTask {
-                do {
-                    try await client.publish(session.syncTopic, payload: Array("sync".utf8), qos: .atLeastOnce)
-                } catch {
-                    logger.info(
-                        "Cannot publish the bootstrap sync message; waiting for retained messages to stop",
-                        metadata: ["mqtt.error": "\(error)"])
-                }
             }
             group.addTask {
                 while !session.isBootstrapComplete {
@@ -139,6 +117,16 @@ struct AggregatorService: Service {
                     session.completeIfQuiet(
                         subscribedAt: subscribedAt, quiet: Self.quietPeriod, limit: Self.bootstrapLimit)
                 }
+                // The sentinel has served; a board killed before this leaves it on the broker (its topic is its own).
+                try? await client.publish(sentinel, payload: [], qos: .atLeastOnce, retain: true)
+            }
+            // At once, before the board acknowledges much of the fleet's retained messages: the
+            // broker queues the sentinel's retained copy behind them, or drops it with them when its
+            // queue is full. When it drops it, it never acknowledges this SUBSCRIBE either
+            // (mosquitto 2.0), so the sentinel's messages are read in a task of their own.
+            let marker = try await client.subscribe(to: [sentinel], transform: session.receive)
+            group.addTask {
+                for await received in marker { session.apply(received) }
             }
             try await group.waitForAll()
         }

@@ -13,12 +13,18 @@ final class BoardSession: Sendable {
     static let loggedTopicLimit = 10_000
 
     struct State {
-        var fleet = Fleet()
-        var view = BoardView()
+        var fleet: Fleet
+        var view: BoardView
         var bootstrap = Bootstrap()
         var loggedTopics: Set<String> = []
         var lastRetainedAt: Date?
         var connection: String? = "connecting to the broker…"
+        /// What `--once` found, for its exit status.
+        var onceOutcome: OnceOutcome?
+        /// Whether the board has been connected to the broker at least once.
+        var connectedOnce = false
+        /// The last failure to connect, while it has never connected.
+        var connectionError: MQTTError?
         /// Changes since the presenter last took them, for `--follow --json`: each row and device
         /// once, in the order first changed (a removal is recorded as an update of its row, and
         /// the row's presence says which it was). A flood of updates while the output is blocked
@@ -53,7 +59,8 @@ final class BoardSession: Sendable {
     }
 
     let decoder: BoardDecoder
-    let syncTopic: String
+    /// The board's own retained message that tells when the bootstrap is complete (``Bootstrap``).
+    let sentinelTopic: String
     let clock: any WallClock
     let logger: Logger
     private let state: Locked<State>
@@ -62,14 +69,15 @@ final class BoardSession: Sendable {
     private let doorbell: AsyncStream<Void>.Continuation
 
     init(
-        topics: TopicTree, ownTracks: OwnTracksInput? = nil, syncTopic: String, clock: any WallClock, logger: Logger,
-        recordsChanges: Bool = false
+        topics: TopicTree, ownTracks: OwnTracksInput? = nil, sentinelTopic: String, clock: any WallClock,
+        logger: Logger, recordsChanges: Bool = false, view: BoardView = BoardView(),
+        maximumActivitiesPerDevice: Int = Fleet.defaultMaximumActivitiesPerDevice
     ) {
         self.decoder = BoardDecoder(topics: topics, ownTracks: ownTracks)
-        self.syncTopic = syncTopic
+        self.sentinelTopic = sentinelTopic
         self.clock = clock
         self.logger = logger
-        var initial = State()
+        var initial = State(fleet: Fleet(maximumActivitiesPerDevice: maximumActivitiesPerDevice), view: view)
         initial.recordsChanges = recordsChanges
         self.state = Locked(initial)
         (changesRecorded, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -82,40 +90,41 @@ final class BoardSession: Sendable {
 
     /// What one received message means for the session; made by ``receive(_:)``.
     enum Received: Sendable {
-        /// The bootstrap's own sync message came back: every retained message came before it.
-        case sync
-        /// The broker's count of retained messages (`$SYS`), for judging the bootstrap.
-        case brokerRetainedCount([UInt8])
-        /// A message of the fleet, decoded.
-        case input(BoardInput, retained: Bool)
+        /// The board's sentinel came back: every retained message queued before it arrived.
+        case sentinel
+        /// The board's sentinel cleared, once the bootstrap is over: nothing to do.
+        case ignored
+        /// A message of the fleet, decoded, with its payload's size.
+        case input(BoardInput, retained: Bool, bytes: Int)
     }
 
     /// Decodes one message without touching the state: the subscription runs it on the MQTT
     /// client's network thread, so decoding runs beside ``apply(_:)`` rather than before it.
     @Sendable func receive(_ message: MQTTMessage) -> Received {
-        if message.topic == syncTopic { return .sync }
-        if message.topic == Bootstrap.brokerRetainedCountTopic { return .brokerRetainedCount(message.payload) }
-        return .input(decoder.decode(topic: message.topic, payload: message.payload), retained: message.retain)
+        if message.topic == sentinelTopic { return message.payload.isEmpty ? .ignored : .sentinel }
+        return .input(
+            decoder.decode(topic: message.topic, payload: message.payload), retained: message.retain,
+            bytes: message.payload.count)
     }
 
     /// Applies one received message.
     func apply(_ received: Received) {
         let input: BoardInput
         let retained: Bool
+        let bytes: Int
         switch received {
-        case .sync:
-            complete(reason: "the sync message came back")
+        case .sentinel:
+            complete(reason: "the sentinel came back") { $0.sentinelArrived() }
             return
-        case .brokerRetainedCount(let payload):
-            state.withLock { $0.bootstrap.noteBrokerRetainedCount(payload) }
+        case .ignored:
             return
-        case .input(let decoded, let isRetained):
-            (input, retained) = (decoded, isRetained)
+        case .input(let decoded, let isRetained, let size):
+            (input, retained, bytes) = (decoded, isRetained, size)
         }
         let now = clock.now
         let (recorded, firstRejection) = state.withLock { state -> (Bool, BoardInput.Rejection?) in
             if retained {
-                state.bootstrap.noteRetained()
+                state.bootstrap.noteRetained(bytes: bytes)
                 state.lastRetainedAt = now
             }
             let change = state.fleet.apply(input, now: now)
@@ -139,20 +148,35 @@ final class BoardSession: Sendable {
     func completeIfQuiet(subscribedAt: Date, quiet: TimeInterval, limit: TimeInterval) {
         let now = clock.now
         let idle = state.withLock { now.timeIntervalSince($0.lastRetainedAt ?? subscribedAt) >= quiet }
-        if idle { complete(reason: "no retained message for \(quiet) s") }
-        if now.timeIntervalSince(subscribedAt) >= limit { complete(reason: "\(limit) s since subscribing") }
+        if idle { complete(reason: "no retained message for \(quiet) s") { $0.quietPeriodEnded() } }
+        if now.timeIntervalSince(subscribedAt) >= limit {
+            complete(reason: "\(limit) s since subscribing") { $0.quietPeriodEnded() }
+        }
     }
 
-    private func complete(reason: String) {
+    /// Notes whether the broker took the board's sentinel.
+    func noteSentinel(placed: Bool) {
+        state.withLock { $0.bootstrap.noteSentinel(placed: placed) }
+    }
+
+    private func complete(reason: String, _ end: (inout Bootstrap) -> Void) {
         let bootstrap: Bootstrap? = state.withLock { state in
             guard !state.bootstrap.isComplete else { return nil }
-            state.bootstrap.complete()
+            end(&state.bootstrap)
             return state.bootstrap
         }
         guard let bootstrap else { return }
         logger.info(
             "Retained bootstrap complete",
-            metadata: ["board.retained": "\(bootstrap.retainedReceived)", "board.reason": "\(reason)"])
+            metadata: [
+                "board.retained": "\(bootstrap.retainedReceived)", "board.reason": "\(reason)",
+                "board.verdict": "\(bootstrap.verdict)",
+            ])
+        if bootstrap.verdict == .unknown {
+            logger.notice(
+                "The broker refused the board's sentinel on myeline-aggregator/sync/#: whether it cut the retained bootstrap is unknown"
+            )
+        }
         if let warning = bootstrap.warning {
             logger.warning("Retained bootstrap truncated: \(warning)")
         }
@@ -176,6 +200,21 @@ final class BoardSession: Sendable {
     /// Sets the connection line of the header; `nil` when connected.
     func setConnection(_ text: String?) {
         state.withLock { $0.connection = text }
+    }
+
+    /// Notes a connection's success or an attempt's failure.
+    func noteConnection(_ event: MQTTConnectionEvent) {
+        state.withLock { state in
+            switch event {
+            case .connected:
+                state.connectedOnce = true
+                state.connectionError = nil
+            case .connectionFailed(let error) where !state.connectedOnce:
+                state.connectionError = error
+            case .connectionFailed, .disconnected:
+                break
+            }
+        }
     }
 
     /// Runs `body` on the state, under the lock.

@@ -10,6 +10,8 @@ public enum JSONValue: Hashable, Sendable {
     case bool(Bool)
     /// A nested object.
     case object(JSONObject)
+    /// An array of values.
+    case array([JSONValue])
 }
 
 /// A flat, sorted-keys JSON object written by hand: the board's JSON lines, thousands per second.
@@ -47,15 +49,26 @@ public struct JSONObject: Hashable, Sendable {
             if index > 0 { output.append(",") }
             Self.write(string: key, to: &output)
             output.append(":")
-            switch members[key]! {
-            case .string(let value): Self.write(string: value, to: &output)
-            case .int(let value): output.append(String(value))
-            case .number(let value): Self.write(number: value, to: &output)
-            case .bool(let value): output.append(value ? "true" : "false")
-            case .object(let value): value.write(to: &output)
-            }
+            Self.write(value: members[key]!, to: &output)
         }
         output.append("}")
+    }
+
+    private static func write(value: JSONValue, to output: inout String) {
+        switch value {
+        case .string(let value): write(string: value, to: &output)
+        case .int(let value): output.append(String(value))
+        case .number(let value): write(number: value, to: &output)
+        case .bool(let value): output.append(value ? "true" : "false")
+        case .object(let value): value.write(to: &output)
+        case .array(let values):
+            output.append("[")
+            for (index, element) in values.enumerated() {
+                if index > 0 { output.append(",") }
+                write(value: element, to: &output)
+            }
+            output.append("]")
+        }
     }
 
     private static func write(number: Double, to output: inout String) {

@@ -14,7 +14,7 @@ import Testing
 struct LossesAndCoalescingTests {
     static func session() -> BoardSession {
         BoardSession(
-            topics: Wire.topics, syncTopic: "sync", clock: ManualWallClock(now: Wire.now),
+            topics: Wire.topics, sentinelTopic: "sync", clock: ManualWallClock(now: Wire.now),
             logger: Logger(label: "test"),
             recordsChanges: true)
     }
@@ -55,7 +55,8 @@ struct LossesAndCoalescingTests {
         var view = BoardView()
         let clean = renderer.render(fleet, view: &view, header: BoardHeader(source: "test"), now: Wire.now)[0]
         #expect(!clean.contains("missed") && !clean.contains("dropped"))
-        _ = Wire.apply(&fleet, Wire.envelope(seq: 1_206, event: "update"))
+        // 1,204 envelopes in 60 s: plausible, all counted as missed.
+        _ = Wire.apply(&fleet, Wire.envelope(seq: 1_206, event: "update", timestamp: 1_700_000_060))
         let lossy = renderer.render(fleet, view: &view, header: BoardHeader(source: "test", dropped: 37), now: Wire.now)
         #expect(lossy[0].contains("0 rejected · 1,204 missed · 37 dropped · test"), "\(lossy[0])")
         let summary = BoardJSON.summary(fleet, now: Wire.now, warning: nil, dropped: 37)
