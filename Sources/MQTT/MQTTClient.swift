@@ -284,6 +284,61 @@ public final class MQTTClient: Sendable {
         return MQTTSubscription(stream: stream)
     }
 
+    /// Subscribes to `filters` like ``subscribe(to:qos:transform:)``, but in one SUBSCRIBE packet, in
+    /// their order.
+    ///
+    /// A broker handles the filters of one packet together and in order: mosquitto queues each
+    /// filter's retained messages as it goes, so the retained messages of a later filter are queued
+    /// behind those of the earlier ones, or dropped with them when its queue for this client is full
+    /// (mosquitto issue 2196). Filters sent one packet after another do not give that: mosquitto
+    /// queues a later packet's retained messages once its queue has room again. The board relies on
+    /// it to tell a complete retained bootstrap from a cut one (docs/aggregator.md). After a
+    /// reconnection the filters are sent again like any subscription's.
+    public func subscribeInOnePacket<Element: Sendable>(
+        to filters: [String], qos: MQTTQoS = .atLeastOnce,
+        transform: @escaping @Sendable (MQTTMessage) -> Element
+    ) async throws -> MQTTSubscription<Element> {
+        for filter in filters { try MQTTTopic.validate(filter: filter) }
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Element.self, bufferingPolicy: .bufferingNewest(configuration.subscriptionBufferSize))
+        let sink = ClientContext.SubscriptionSink(continuation, transform: transform)
+        let id = try context.addSubscription(filters: filters, qos: qos, sink: sink)
+        continuation.onTermination = { [context, handle] _ in
+            for filter in context.removeSubscription(id) {
+                var mid: Int32 = 0
+                _ = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter, nil)
+                context.ignoreAcknowledgement(of: mid)
+            }
+        }
+        var strings = filters.map { strdup($0) }
+        defer { for string in strings { free(string) } }
+        var mid: Int32 = 0
+        let rc =
+            context.whileConnected {
+                strings.withUnsafeMutableBufferPointer { buffer in
+                    mosquitto_subscribe_multiple(
+                        handle.pointer, &mid, Int32(buffer.count), buffer.baseAddress, qos.rawValue, 0, nil)
+                }
+            } ?? MOSQ_ERR_NO_CONN.rawValue
+        // Offline (or connecting), the filters go out with the resubscription at the connection.
+        if rc == MOSQ_ERR_NO_CONN.rawValue { return MQTTSubscription(stream: stream) }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            continuation.finish()
+            try MQTTError.check(rc, "cannot subscribe to \(filters.joined(separator: ", "))")
+            return MQTTSubscription(stream: stream)
+        }
+        if case .subscribed(let granted)? = try await acknowledgementUnlessDisconnected(mid),
+            let failure = granted.first(where: { $0 >= 0x80 })
+        {
+            continuation.finish()
+            throw MQTTError(
+                .subscriptionRefused,
+                "broker refused the subscription to \(filters.joined(separator: ", ")): "
+                    + String(cString: mosquitto_reason_string(failure)))
+        }
+        return MQTTSubscription(stream: stream)
+    }
+
     /// The broker's acknowledgement of packet `mid`, or nil if the connection ends first (the
     /// acknowledgement of a SUBSCRIBE then never comes).
     private func acknowledgementUnlessDisconnected(_ mid: Int32) async throws -> ClientContext.Acknowledgement? {
