@@ -13,6 +13,8 @@ struct AggregatorService: Service {
     static let quietPeriod: TimeInterval = 1
     /// The longest a bootstrap may take, even while retained messages still trickle in.
     static let bootstrapLimit: TimeInterval = 30
+    /// How long the check message after the bootstrap may take to come back, seconds.
+    static let checkLimit: TimeInterval = 5
 
     let configuration: AggregatorConfiguration
     let password: String?
@@ -90,12 +92,14 @@ struct AggregatorService: Service {
         }
     }
 
-    /// Places the sentinel, subscribes to the fleet and then at once to the sentinel (``Bootstrap``),
-    /// and applies what arrives until cancelled; clears the sentinel once the bootstrap is over.
+    /// Places the sentinel, subscribes to the fleet and the sentinel in one packet (``Bootstrap``), and
+    /// applies what arrives until cancelled; once no retained message came for the quiet period,
+    /// checks for the sentinel, gives the verdict and clears the sentinel.
     private func subscribe(_ client: MQTTClient, topics: TopicTree) async throws {
         let sentinel = session.sentinelTopic
         do {
-            try await client.publish(sentinel, payload: Array("sentinel".utf8), qos: .atLeastOnce, retain: true)
+            try await client.publish(
+                sentinel, payload: Array(BoardSession.sentinelPayload.utf8), qos: .atLeastOnce, retain: true)
             session.noteSentinel(placed: true)
         } catch let error as MQTTError {
             session.noteSentinel(placed: false)
@@ -105,28 +109,35 @@ struct AggregatorService: Service {
         }
         let subscribedAt = clock.now
         let ownTracks = configuration.ownTracks ? [OwnTracksTopic.allDevices] : []
-        let fleet = try await client.subscribe(
-            to: [topics.allStatus, topics.allActivities] + ownTracks, transform: session.receive)
+        // The sentinel last, in the same packet: its retained copy is queued behind the fleet's, or
+        // dropped with them.
+        let messages = try await client.subscribeInOnePacket(
+            to: [topics.allStatus, topics.allActivities] + ownTracks + [sentinel], transform: session.receive)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await received in fleet { session.apply(received) }
+                for await received in messages { session.apply(received) }
             }
             group.addTask {
-                while !session.isBootstrapComplete {
+                while !session.isQuiet(subscribedAt: subscribedAt, quiet: Self.quietPeriod, limit: Self.bootstrapLimit)
+                {
                     try await Task.sleep(for: .milliseconds(100))
-                    session.completeIfQuiet(
-                        subscribedAt: subscribedAt, quiet: Self.quietPeriod, limit: Self.bootstrapLimit)
+                }
+                // A live message after it: the sentinel, if queued, comes before it (mosquitto may hold
+                // a queued message until the next one for the client).
+                let checkedAt = clock.now
+                do {
+                    guard session.isSentinelPlaced else { throw CancellationError() }
+                    try await client.publish(
+                        sentinel, payload: Array(BoardSession.checkPayload.utf8), qos: .atLeastOnce)
+                } catch {
+                    session.noteSentinel(placed: false)
+                }
+                while !session.isBootstrapComplete {
+                    session.completeIfCheckIsLate(sentAt: checkedAt, limit: Self.checkLimit)
+                    try await Task.sleep(for: .milliseconds(20))
                 }
                 // The sentinel has served; a board killed before this leaves it on the broker (its topic is its own).
                 try? await client.publish(sentinel, payload: [], qos: .atLeastOnce, retain: true)
-            }
-            // At once, before the board acknowledges much of the fleet's retained messages: the
-            // broker queues the sentinel's retained copy behind them, or drops it with them when its
-            // queue is full. When it drops it, it never acknowledges this SUBSCRIBE either
-            // (mosquitto 2.0), so the sentinel's messages are read in a task of their own.
-            let marker = try await client.subscribe(to: [sentinel], transform: session.receive)
-            group.addTask {
-                for await received in marker { session.apply(received) }
             }
             try await group.waitForAll()
         }

@@ -64,6 +64,10 @@ final class BoardSession: Sendable {
     let clock: any WallClock
     let logger: Logger
     private let state: Locked<State>
+    /// The sentinel's retained payload, and the live message that follows it after the bootstrap.
+    static let sentinelPayload = "sentinel"
+    static let checkPayload = "check"
+
     /// Rung when a change is recorded for `--follow --json`; rings while nobody listens coalesce.
     let changesRecorded: AsyncStream<Void>
     private let doorbell: AsyncStream<Void>.Continuation
@@ -90,8 +94,11 @@ final class BoardSession: Sendable {
 
     /// What one received message means for the session; made by ``receive(_:)``.
     enum Received: Sendable {
-        /// The board's sentinel came back: every retained message queued before it arrived.
+        /// The board's retained sentinel came back: every retained message queued before it arrived.
         case sentinel
+        /// The live message the board sends on the sentinel's topic after the quiet period: the
+        /// retained sentinel, if the broker queued it, came before it.
+        case check
         /// The board's sentinel cleared, once the bootstrap is over: nothing to do.
         case ignored
         /// A message of the fleet, decoded, with its payload's size.
@@ -101,7 +108,13 @@ final class BoardSession: Sendable {
     /// Decodes one message without touching the state: the subscription runs it on the MQTT
     /// client's network thread, so decoding runs beside ``apply(_:)`` rather than before it.
     @Sendable func receive(_ message: MQTTMessage) -> Received {
-        if message.topic == sentinelTopic { return message.payload.isEmpty ? .ignored : .sentinel }
+        if message.topic == sentinelTopic {
+            switch String(decoding: message.payload, as: UTF8.self) {
+            case Self.sentinelPayload where message.retain: return .sentinel
+            case Self.checkPayload: return .check
+            default: return .ignored
+            }
+        }
         return .input(
             decoder.decode(topic: message.topic, payload: message.payload), retained: message.retain,
             bytes: message.payload.count)
@@ -115,6 +128,9 @@ final class BoardSession: Sendable {
         switch received {
         case .sentinel:
             complete(reason: "the sentinel came back") { $0.sentinelArrived() }
+            return
+        case .check:
+            complete(reason: "the check came back without the sentinel before it") { $0.quietPeriodEnded() }
             return
         case .ignored:
             return
@@ -143,16 +159,27 @@ final class BoardSession: Sendable {
         }
     }
 
-    /// Ends the bootstrap when no retained message came for `quiet` after `subscribedAt`, or `limit`
-    /// after it in any case.
-    func completeIfQuiet(subscribedAt: Date, quiet: TimeInterval, limit: TimeInterval) {
+    /// Whether no retained message came for `quiet` after `subscribedAt` (or the last one), or
+    /// `limit` has passed since it in any case.
+    func isQuiet(subscribedAt: Date, quiet: TimeInterval, limit: TimeInterval) -> Bool {
         let now = clock.now
-        let idle = state.withLock { now.timeIntervalSince($0.lastRetainedAt ?? subscribedAt) >= quiet }
-        if idle { complete(reason: "no retained message for \(quiet) s") { $0.quietPeriodEnded() } }
-        if now.timeIntervalSince(subscribedAt) >= limit {
-            complete(reason: "\(limit) s since subscribing") { $0.quietPeriodEnded() }
+        let last = state.withLock { $0.lastRetainedAt ?? subscribedAt }
+        return now.timeIntervalSince(last) >= quiet || now.timeIntervalSince(subscribedAt) >= limit
+            || isBootstrapComplete
+    }
+
+    /// Ends the bootstrap without the sentinel when the board could not place it or send the check,
+    /// or when the check has not come back `limit` seconds after it was sent.
+    func completeIfCheckIsLate(sentAt: Date, limit: TimeInterval) {
+        let placed = isSentinelPlaced
+        guard !placed || clock.now.timeIntervalSince(sentAt) >= limit else { return }
+        complete(reason: placed ? "the check did not come back in \(limit) s" : "no sentinel") {
+            $0.quietPeriodEnded()
         }
     }
+
+    /// Whether the broker took the board's sentinel.
+    var isSentinelPlaced: Bool { state.withLock { $0.bootstrap.sentinelPlaced == true } }
 
     /// Notes whether the broker took the board's sentinel.
     func noteSentinel(placed: Bool) {

@@ -1,0 +1,116 @@
+import Foundation
+import LiveActivity
+import Logging
+import MQTT
+import TestSupport
+import Testing
+
+/// Whether `myeline-aggregator --once` can be trusted by a cron job (issue 17's findings 1 and 4):
+/// its exit status says when it never reached the broker or when the broker cut the retained
+/// bootstrap, its JSON ends with a summary saying how complete it is, and the cut is judged on real
+/// mosquittos with their default, small and lifted queue limits, with other applications' retained
+/// messages beside the fleet.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct BoardCompletenessIntegrationTests {
+    typealias Fleet = AggregatorIntegrationTests
+
+    /// Runs `myeline-aggregator ARGUMENTS` until it exits; returns its status and output.
+    static func once(_ broker: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let board = try TestProcess(
+            name: "myeline-aggregator", executable: builtProductPath("myeline-aggregator"),
+            arguments: ["--broker", broker] + arguments, environment: ["PATH": "/usr/bin:/bin"])
+        let status = try await withDeadline(.seconds(60), what: "myeline-aggregator \(arguments)", process: board) {
+            try await board.waitForExit()
+        }
+        return (status, board.output)
+    }
+
+    /// The envelopes of `count` devices, and `foreign` retained messages of another application.
+    static func retained(devices count: Int, foreign: Int = 0) -> [(String, [UInt8])] {
+        (0..<count).map { ("myeline/dev-\($0)/activities/a1", Fleet.envelope("dev-\($0)")) }
+            + (0..<foreign).map {
+                ("homeassistant/sensor/s\($0)/config", Array(#"{"name":"sensor \#($0)","state_topic":"x"}"#.utf8))
+            }
+    }
+
+    /// Was exit 0 with an empty board: a closed port, a socket nobody listens on, a host that does not resolve.
+    @Test(arguments: ["closed-port", "no-socket", "unresolvable"])
+    func onceExits69WhenItNeverReachedTheBroker(kind: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let broker =
+                switch kind {
+                case "closed-port": "mqtt://127.0.0.1:\(try freeLoopbackPort())"
+                case "no-socket": "unix:\(directory)/nobody.sock"
+                default: "mqtt://no-such-broker.invalid"
+                }
+            let table = try await Self.once(broker, ["--once", "--timeout", "1"])
+            #expect(table.status == 69, "\(table.output)")
+            #expect(table.output.contains("myeline-aggregator: cannot reach the broker at "), "\(table.output)")
+            let json = try await Self.once(broker, ["--once", "--json", "--timeout", "1"])
+            #expect(json.status == 69)
+            let last = try #require(json.output.split(separator: "\n").last { $0.hasPrefix("{") })
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+            #expect(summary["kind"] as? String == "summary")
+            #expect(summary["connected"] as? Bool == false && summary["complete"] as? Bool == false)
+            #expect((summary["error"] as? String)?.contains("cannot reach the broker") == true)
+        }
+    }
+
+    /// mosquitto's queue limits cut the bootstrap: the board says so, names the limit, exits 75, and
+    /// its JSON summary says `"complete":false`. The small limit was missed (220 rows, no warning).
+    @Test(arguments: [
+        ("default", [String](), 3_000),
+        ("small", ["max_queued_messages 200"], 1_500),
+    ])
+    func aCutBootstrapIsReportedAndExits75(name: String, limits: [String], devices: Int) async throws {
+        try await TestBroker.with(extraConfiguration: limits) { broker in
+            try await Fleet.publish(Self.retained(devices: devices), to: broker)
+            let table = try await Self.once(broker.address.description, ["--once"])
+            #expect(table.status == 75, "\(name): \(table.output.suffix(2000))")
+            #expect(table.output.contains("WARNING: only "), "\(name)")
+            #expect(table.output.contains("raise max_queued_messages in mosquitto.conf"), "\(name)")
+            let json = try await Self.once(broker.address.description, ["--once", "--json"])
+            #expect(json.status == 75)
+            let lines = json.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            let rows = lines.filter { $0.contains(#""kind":"activity""#) }.count
+            #expect(rows < devices, "\(name): the broker dropped some")
+            let summary = try #require(lines.last)
+            #expect(summary.contains(#""kind":"summary""#) && summary.contains(#""complete":false"#), "\(summary)")
+            #expect(summary.contains(#""connected":true"#) && summary.contains(#""retained":\#(rows)"#), "\(summary)")
+        }
+    }
+
+    /// Other applications' retained messages (Home Assistant's) no longer make a complete bootstrap
+    /// look cut ("only 1,100 of 1,352 arrived"), with lifted limits or under mosquitto's defaults.
+    @Test(arguments: [
+        ("lifted", AggregatorIntegrationTests.tunedBroker, 1_100, 200),
+        ("default", ["sys_interval 1"], 900, 300),
+    ])
+    func foreignRetainedMessagesDoNotCryWolf(name: String, limits: [String], devices: Int, foreign: Int)
+        async throws
+    {
+        try await TestBroker.with(extraConfiguration: limits) { broker in
+            try await Fleet.publish(Self.retained(devices: devices, foreign: foreign), to: broker)
+            let json = try await Self.once(broker.address.description, ["--once", "--json"])
+            #expect(json.status == 0, "\(name): \(json.output.suffix(2000))")
+            let lines = json.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.filter { $0.contains(#""kind":"activity""#) }.count == devices)
+            #expect(lines.filter { $0.contains(#""kind":"device""#) }.count == devices)
+            let summary = try #require(lines.last)
+            #expect(summary.contains(#""complete":true"#) && !summary.contains("warning"), "\(summary)")
+            #expect(!json.output.contains("max_queued"))
+        }
+    }
+
+    /// With the limits lifted, 10,000 retained activities arrive whole and the board says so.
+    @Test func liftedLimitsGiveTheWholeFleet() async throws {
+        try await TestBroker.with(extraConfiguration: AggregatorIntegrationTests.tunedBroker) { broker in
+            try await Fleet.publish(Self.retained(devices: 10_000), to: broker)
+            let json = try await Self.once(broker.address.description, ["--once", "--json"])
+            #expect(json.status == 0)
+            let lines = json.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.filter { $0.contains(#""kind":"activity""#) }.count == 10_000)
+            #expect(lines.last?.contains(#""complete":true"#) == true)
+        }
+    }
+}
