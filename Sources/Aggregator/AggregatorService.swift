@@ -115,7 +115,8 @@ struct AggregatorService: Service {
             to: [topics.allStatus, topics.allActivities] + ownTracks + [sentinel], transform: session.receive)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await received in messages { session.apply(received) }
+                // One element per message; each round applies everything that came meanwhile.
+                for await _ in messages { session.drain() }
             }
             group.addTask {
                 while !session.isQuiet(subscribedAt: subscribedAt, quiet: Self.quietPeriod, limit: Self.bootstrapLimit)

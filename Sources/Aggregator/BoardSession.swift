@@ -6,8 +6,9 @@ import Logging
 import MQTT
 
 /// The board's shared state: the fleet, the view and the bootstrap, fed by the subscription and read
-/// by the presenter. Messages are decoded outside the lock (on the MQTT client's network thread), so a
-/// frame never waits for JSON.
+/// by the presenter. The network thread only files messages in an inbox (``receive(_:)``); the
+/// subscription's task decodes the latest of each topic outside the lock and applies them
+/// (``drain()``), so a flood costs one decode per topic per round, and a frame never waits for JSON.
 final class BoardSession: Sendable {
     /// At most this many topics are remembered for "log once per topic"; beyond it rejections are only counted.
     static let loggedTopicLimit = 10_000
@@ -64,6 +65,7 @@ final class BoardSession: Sendable {
     let clock: any WallClock
     let logger: Logger
     private let state: Locked<State>
+    private let inbox = Locked(Inbox())
     /// The sentinel's retained payload, and the live message that follows it after the bootstrap.
     static let sentinelPayload = "sentinel"
     static let checkPayload = "check"
@@ -92,70 +94,76 @@ final class BoardSession: Sendable {
         doorbell.yield()
     }
 
-    /// What one received message means for the session; made by ``receive(_:)``.
-    enum Received: Sendable {
-        /// The board's retained sentinel came back: every retained message queued before it arrived.
-        case sentinel
-        /// The live message the board sends on the sentinel's topic after the quiet period: the
-        /// retained sentinel, if the broker queued it, came before it.
-        case check
-        /// The board's sentinel cleared, once the bootstrap is over: nothing to do.
-        case ignored
-        /// A message of the fleet, decoded, with its payload's size.
-        case input(BoardInput, retained: Bool, bytes: Int)
+    /// What the network thread leaves for ``drain()``: the fleet's messages, the latest per topic,
+    /// and whether the sentinel or the check came (after every message before them).
+    struct Inbox {
+        var mailbox = Mailbox<(payload: [UInt8], retained: Bool)>()
+        var sentinel = false
+        var check = false
     }
 
-    /// Decodes one message without touching the state: the subscription runs it on the MQTT
-    /// client's network thread, so decoding runs beside ``apply(_:)`` rather than before it.
-    @Sendable func receive(_ message: MQTTMessage) -> Received {
+    /// Takes one received message, on the MQTT client's network thread: counts a retained one for the
+    /// bootstrap and puts it in the inbox, without decoding it (``drain()`` does).
+    @Sendable func receive(_ message: MQTTMessage) {
         if message.topic == sentinelTopic {
             switch String(decoding: message.payload, as: UTF8.self) {
-            case Self.sentinelPayload where message.retain: return .sentinel
-            case Self.checkPayload: return .check
-            default: return .ignored
+            case Self.sentinelPayload where message.retain: inbox.withLock { $0.sentinel = true }
+            case Self.checkPayload: inbox.withLock { $0.check = true }
+            default: break
             }
+            return
         }
-        return .input(
-            decoder.decode(topic: message.topic, payload: message.payload), retained: message.retain,
-            bytes: message.payload.count)
-    }
-
-    /// Applies one received message.
-    func apply(_ received: Received) {
-        let input: BoardInput
-        let retained: Bool
-        let bytes: Int
-        switch received {
-        case .sentinel:
-            complete(reason: "the sentinel came back") { $0.sentinelArrived() }
-            return
-        case .check:
-            complete(reason: "the check came back without the sentinel before it") { $0.quietPeriodEnded() }
-            return
-        case .ignored:
-            return
-        case .input(let decoded, let isRetained, let size):
-            (input, retained, bytes) = (decoded, isRetained, size)
-        }
-        let now = clock.now
-        let (recorded, firstRejection) = state.withLock { state -> (Bool, BoardInput.Rejection?) in
-            if retained {
-                state.bootstrap.noteRetained(bytes: bytes)
+        if message.retain {
+            let now = clock.now
+            state.withLock { state in
+                state.bootstrap.noteRetained(bytes: message.payload.count)
                 state.lastRetainedAt = now
             }
-            let change = state.fleet.apply(input, now: now)
-            let recorded = state.recordsChanges && change != .unchanged
-            if recorded { state.record(change) }
-            guard case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
-                state.loggedTopics.insert(rejection.topic).inserted
-            else { return (recorded, nil) }
-            return (recorded, rejection)
         }
-        if recorded { doorbell.yield() }
-        if let firstRejection {
-            logger.debug(
-                "Ignored a message that is not Myeline's",
-                metadata: ["mqtt.topic": "\(firstRejection.topic)", "board.reason": "\(firstRejection.reason)"])
+        inbox.withLock { $0.mailbox.put(topic: message.topic, payload: (message.payload, message.retain)) }
+    }
+
+    /// Decodes and applies everything waiting in the inbox: the latest message of each topic, then
+    /// the sentinel or the check. Decoding happens outside the state's lock, so a frame never waits
+    /// for JSON.
+    func drain() {
+        let (entries, sentinel, check) = inbox.withLock { inbox in
+            defer {
+                inbox.sentinel = false
+                inbox.check = false
+            }
+            return (inbox.mailbox.takeAll(), inbox.sentinel, inbox.check)
+        }
+        if !entries.isEmpty {
+            let inputs = entries.map { (decoder.decode(topic: $0.topic, payload: $0.payload.payload), $0.superseded) }
+            let now = clock.now
+            let (recorded, rejections) = state.withLock { state -> (Bool, [BoardInput.Rejection]) in
+                var recorded = false
+                var rejections: [BoardInput.Rejection] = []
+                for (input, superseded) in inputs {
+                    let change = state.fleet.apply(input, now: now, superseded: superseded)
+                    if state.recordsChanges && change != .unchanged {
+                        state.record(change)
+                        recorded = true
+                    }
+                    if case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
+                        state.loggedTopics.insert(rejection.topic).inserted
+                    {
+                        rejections.append(rejection)
+                    }
+                }
+                return (recorded, rejections)
+            }
+            if recorded { doorbell.yield() }
+            for rejection in rejections {
+                logger.debug(
+                    "Ignored a message that is not Myeline's",
+                    metadata: ["mqtt.topic": "\(rejection.topic)", "board.reason": "\(rejection.reason)"])
+            }
+        }
+        if sentinel { complete(reason: "the sentinel came back") { $0.sentinelArrived() } }
+        if check {
+            complete(reason: "the check came back without the sentinel before it") { $0.quietPeriodEnded() }
         }
     }
 

@@ -89,18 +89,19 @@ public struct Fleet: Sendable {
         case rejected(BoardInput.Rejection)
     }
 
-    /// Applies one input received at `now` (the board's clock).
+    /// Applies one input received at `now` (the board's clock); `superseded` envelopes of its topic
+    /// arrived before it and were replaced unread (``Mailbox``): a gap in `seq` they explain is not missed.
     @discardableResult
-    public mutating func apply(_ input: BoardInput, now: Date) -> Change {
+    public mutating func apply(_ input: BoardInput, now: Date, superseded: Int = 0) -> Change {
         switch input {
         case .envelope(let envelope):
             let row = ActivityRow(envelope, receivedAt: now)
             noteSeen(row, now: now)
-            return upsert(row, now: now)
+            return upsert(row, now: now, superseded: superseded)
         case .ownTracksLocation(var row):
             row.receivedAt = now
             noteSeen(row, now: now)
-            let change = upsert(row, now: now)
+            let change = upsert(row, now: now, superseded: 0)
             // A location after the lwt: the device is back.
             if change != .unchanged, isOffline(row.key.device) {
                 devices[row.key.device]?.state = .online
@@ -260,7 +261,7 @@ public struct Fleet: Sendable {
 
     /// Adds or replaces a row, unless it is not newer (by `seq`) than the one shown and has not been
     /// held back for ``resyncWindow``.
-    private mutating func upsert(_ new: ActivityRow, now: Date) -> Change {
+    private mutating func upsert(_ new: ActivityRow, now: Date, superseded: Int) -> Change {
         let key = new.key
         var row = new
         if let old = rows[key] {
@@ -269,7 +270,7 @@ public struct Fleet: Sendable {
                 let gap = row.seq - old.seq - 1
                 let allowed = max(
                     1000, row.timestamp.timeIntervalSince(old.timestamp) * Self.plausibleEnvelopesPerSecond)
-                if Double(gap) <= allowed { missedCount += gap } else { seqJumpCount += 1 }
+                if Double(gap) <= allowed { missedCount += max(0, gap - superseded) } else { seqJumpCount += 1 }
                 row.resyncedAt = old.resyncedAt
             } else {
                 outdatedCount += 1

@@ -20,7 +20,8 @@ struct LossesAndCoalescingTests {
     }
 
     static func receive(_ session: BoardSession, _ payload: [UInt8], topic: String = Wire.activityTopic()) {
-        session.apply(session.receive(MQTTMessage(topic: topic, payload: payload)))
+        session.receive(MQTTMessage(topic: topic, payload: payload))
+        session.drain()
     }
 
     @Test func aFloodOfUpdatesOfOneRowWaitsAsOneChange() {
@@ -36,6 +37,44 @@ struct LossesAndCoalescingTests {
         #expect(session.withState { $0.fleet.rows[van]?.seq } == 2_000)
         let again = session.withState { $0.takeChanges() }
         #expect(again.isEmpty, "taken")
+    }
+
+    /// A flood that comes faster than the board applies it is decoded once per topic: the latest
+    /// envelope of each row, and the replaced ones are not counted as missed.
+    @Test func aFloodIsDecodedOncePerTopic() {
+        let session = Self.session()
+        for seq in 1...2_000 {
+            for device in ["van-7", "bus-1"] {
+                session.receive(
+                    MQTTMessage(
+                        topic: Wire.activityTopic(device),
+                        payload: Wire.envelope(device: device, seq: seq, event: seq == 1 ? "start" : "update")))
+            }
+        }
+        session.receive(MQTTMessage(topic: Wire.activityTopic("bus-1"), payload: Array("junk".utf8)))
+        session.drain()
+        let van = ActivityKey(device: try! DeviceID("van-7"), activity: "a1")
+        session.withState { state in
+            #expect(state.fleet.rows[van]?.seq == 2_000)
+            #expect(state.fleet.rows.count == 1, "bus-1's latest message was junk: rejected, its row never shown")
+            #expect(state.fleet.rejectedCount == 1 && state.fleet.missedCount == 0)
+        }
+        // A gap that the replaced envelopes do not explain is still missed.
+        session.receive(MQTTMessage(topic: Wire.activityTopic(), payload: Wire.envelope(seq: 2_010, event: "update")))
+        session.drain()
+        #expect(session.withState { $0.fleet.missedCount } == 9)
+    }
+
+    @Test func theMailboxKeepsTheLatestPerTopicInArrivalOrder() {
+        var mailbox = Mailbox<Int>()
+        for (topic, value) in [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("a", 5)] {
+            mailbox.put(topic: topic, payload: value)
+        }
+        let entries = mailbox.takeAll()
+        #expect(entries.map(\.topic) == ["a", "b", "c"])
+        #expect(entries.map(\.payload) == [5, 2, 4])
+        #expect(entries.map(\.superseded) == [2, 0, 0])
+        #expect(mailbox.isEmpty && mailbox.takeAll().isEmpty)
     }
 
     @Test func aRemovalWaitsAsTheRowsOneChange() {
