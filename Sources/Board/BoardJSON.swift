@@ -24,56 +24,60 @@ public enum BoardJSON {
     ) -> String {
         let content = row.content
         let attributes = row.attributes
-        var object = JSONObject()
-        object["kind"] = .string("activity")
-        object["device"] = .string(row.key.device.rawValue)
-        object["activity"] = .string(row.key.activity)
-        object["state"] = .string(state.rawValue.lowercased())
-        object["name"] = .string(attributes.name)
-        object["event"] = .string(row.event.rawValue)
-        object["seq"] = .int(row.seq)
-        object["timestamp"] = .number(seconds(row.timestamp))
-        object["relevance-score"] = .number(row.relevance)
-        object["fix"] = .string(content.fix.rawValue)
-        object["distance"] = .number(content.distance)
-        object["elapsed"] = .number(content.elapsed)
-        object["paused"] = .bool(content.paused)
-        object["change"] = change.map(JSONValue.string)
-        object["vehicle"] = attributes.vehicle.map(JSONValue.string)
-        object["driver"] = attributes.driver.map(JSONValue.string)
-        object["destination"] = attributes.destination.map { destination in
-            var value = JSONObject()
-            value["name"] = .string(destination.name)
-            value["latitude"] = .number(destination.latitude)
-            value["longitude"] = .number(destination.longitude)
-            return .object(value)
-        }
-        object["latitude"] = content.latitude.map(JSONValue.number)
-        object["longitude"] = content.longitude.map(JSONValue.number)
-        object["altitude"] = content.altitude.map(JSONValue.number)
-        object["speed"] = content.speed.map(JSONValue.number)
-        object["course"] = content.course.map(JSONValue.number)
-        object["horizontalAccuracy"] = content.horizontalAccuracy.map(JSONValue.number)
-        object["satellites"] = content.satellites.map(JSONValue.int)
-        object["fixTime"] = content.fixTime.map { .number(seconds($0)) }
-        object["progress"] = content.progress.map(JSONValue.number)
-        object["eta"] = content.eta.map { .number(seconds($0)) }
-        object["stale-date"] = row.staleDate.map { .number(seconds($0)) }
-        object["dismissal-date"] = row.dismissalDate.map { .number(seconds($0)) }
-        object["alert"] = row.lastAlert.map { alert in
-            var value = JSONObject()
-            value["title"] = .string(alert.title)
-            value["body"] = .string(alert.body)
-            value["sound"] = alert.sound.map(JSONValue.string)
-            value["date"] = row.alertDate.map { .number(seconds($0)) }
-            return .object(value)
-        }
-        object["resynced-at"] = row.resyncedAt.map { .number(seconds($0)) }
-        if let health {
-            object["status"] = .string(status?.state?.rawValue ?? "unknown")
-            addHealth(health, to: &object)
-        }
-        return object.text
+        // Members in the keys' sorted order (by their UTF-8 bytes), as JSONObject would write them.
+        var line = SortedJSONWriter(capacity: 640)
+        line.add("activity", .string(row.key.activity))
+        line.add(
+            "alert",
+            row.lastAlert.map { alert in
+                var value = JSONObject()
+                value["title"] = .string(alert.title)
+                value["body"] = .string(alert.body)
+                value["sound"] = alert.sound.map(JSONValue.string)
+                value["date"] = row.alertDate.map { .number(seconds($0)) }
+                return .object(value)
+            })
+        line.add("altitude", content.altitude.map(JSONValue.number))
+        line.add("change", change.map(JSONValue.string))
+        line.add("course", content.course.map(JSONValue.number))
+        line.add(
+            "destination",
+            attributes.destination.map { destination in
+                var value = JSONObject()
+                value["name"] = .string(destination.name)
+                value["latitude"] = .number(destination.latitude)
+                value["longitude"] = .number(destination.longitude)
+                return .object(value)
+            })
+        line.add("device", .string(row.key.device.rawValue))
+        line.add("dismissal-date", row.dismissalDate.map { .number(seconds($0)) })
+        line.add("distance", .number(content.distance))
+        line.add("driver", attributes.driver.map(JSONValue.string))
+        line.add("elapsed", .number(content.elapsed))
+        line.add("eta", content.eta.map { .number(seconds($0)) })
+        line.add("event", .string(row.event.rawValue))
+        line.add("fix", .string(content.fix.rawValue))
+        line.add("fixTime", content.fixTime.map { .number(seconds($0)) })
+        line.add("healthy", health.map { .bool($0.isHealthy) })
+        line.add("horizontalAccuracy", content.horizontalAccuracy.map(JSONValue.number))
+        line.add("issues", health.flatMap(issues))
+        line.add("kind", .string("activity"))
+        line.add("latitude", content.latitude.map(JSONValue.number))
+        line.add("longitude", content.longitude.map(JSONValue.number))
+        line.add("name", .string(attributes.name))
+        line.add("paused", .bool(content.paused))
+        line.add("progress", content.progress.map(JSONValue.number))
+        line.add("relevance-score", .number(row.relevance))
+        line.add("resynced-at", row.resyncedAt.map { .number(seconds($0)) })
+        line.add("satellites", content.satellites.map(JSONValue.int))
+        line.add("seq", .int(row.seq))
+        line.add("speed", content.speed.map(JSONValue.number))
+        line.add("stale-date", row.staleDate.map { .number(seconds($0)) })
+        line.add("state", .string(state.rawValue.lowercased()))
+        line.add("status", health.map { _ in .string(status?.state?.rawValue ?? "unknown") })
+        line.add("timestamp", .number(seconds(row.timestamp)))
+        line.add("vehicle", attributes.vehicle.map(JSONValue.string))
+        return line.finish()
     }
 
     /// A removed activity: `{"activity":…,"change":"removed","device":…,"kind":"removed"}`.
@@ -168,7 +172,11 @@ public enum BoardJSON {
 
     private static func addHealth(_ health: DeviceHealth, to object: inout JSONObject) {
         object["healthy"] = .bool(health.isHealthy)
-        object["issues"] = health.isHealthy ? nil : .array(health.issues.map { .string($0.name) })
+        object["issues"] = issues(health)
+    }
+
+    private static func issues(_ health: DeviceHealth) -> JSONValue? {
+        health.isHealthy ? nil : .array(health.issues.map { .string($0.name) })
     }
 
     private static func seconds(_ date: Date) -> Double {

@@ -54,7 +54,7 @@ public struct JSONObject: Hashable, Sendable {
         output.append("}")
     }
 
-    private static func write(value: JSONValue, to output: inout String) {
+    static func write(value: JSONValue, to output: inout String) {
         switch value {
         case .string(let value): write(string: value, to: &output)
         case .int(let value): output.append(String(value))
@@ -71,7 +71,7 @@ public struct JSONObject: Hashable, Sendable {
         }
     }
 
-    private static func write(number: Double, to output: inout String) {
+    static func write(number: Double, to output: inout String) {
         guard number.isFinite else {
             output.append("null")
             return
@@ -80,7 +80,7 @@ public struct JSONObject: Hashable, Sendable {
         output.append(contentsOf: text.hasSuffix(".0") ? text.dropLast(2) : Substring(text))
     }
 
-    private static func write(string: String, to output: inout String) {
+    static func write(string: String, to output: inout String) {
         output.append("\"")
         // Most strings need no escaping: append them whole.
         if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
@@ -104,5 +104,33 @@ public struct JSONObject: Hashable, Sendable {
             }
         }
         output.append("\"")
+    }
+}
+
+/// A JSON object written member by member in the order given, which must be the keys' sorted order:
+/// the board's most frequent line (an activity) without a dictionary to fill and sort (a third of
+/// its cost). Writes what ``JSONObject`` writes for the same members.
+struct SortedJSONWriter {
+    private(set) var text = "{"
+    private var first = true
+
+    init(capacity: Int) {
+        text.reserveCapacity(capacity)
+    }
+
+    /// Appends `key` and `value`, or nothing when `value` is nil.
+    mutating func add(_ key: StaticString, _ value: JSONValue?) {
+        guard let value else { return }
+        text.append(first ? "\"" : ",\"")
+        first = false
+        key.withUTF8Buffer { text.append(String(decoding: $0, as: UTF8.self)) }
+        text.append("\":")
+        JSONObject.write(value: value, to: &text)
+    }
+
+    /// The object, closed.
+    mutating func finish() -> String {
+        text.append("}")
+        return text
     }
 }
