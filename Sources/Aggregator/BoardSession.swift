@@ -102,6 +102,37 @@ final class BoardSession: Sendable {
         var check = false
     }
 
+    /// Applies decoded inputs under one lock, recording changes and logging new rejections.
+    private func apply(_ inputs: [(BoardInput, superseded: Int)]) {
+        let now = clock.now
+        let (recorded, rejections) = state.withLock { state -> (Bool, [BoardInput.Rejection]) in
+            var recorded = false
+            var rejections: [BoardInput.Rejection] = []
+            for (input, superseded) in inputs {
+                let change = state.fleet.apply(input, now: now, superseded: superseded)
+                if state.recordsChanges && change != .unchanged {
+                    state.record(change)
+                    recorded = true
+                }
+                if case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
+                    state.loggedTopics.insert(rejection.topic).inserted
+                {
+                    rejections.append(rejection)
+                }
+            }
+            return (recorded, rejections)
+        }
+        if recorded { doorbell.yield() }
+        for rejection in rejections {
+            logger.debug(
+                "Ignored a message that is not Myeline's",
+                metadata: ["mqtt.topic": "\(rejection.topic)", "board.reason": "\(rejection.reason)"])
+        }
+    }
+
+    /// How many messages ``drain()`` decodes and applies at a time.
+    static let drainChunk = 256
+
     /// Takes one received message, on the MQTT client's network thread: counts a retained one for the
     /// bootstrap and puts it in the inbox, without decoding it (``drain()`` does).
     @Sendable func receive(_ message: MQTTMessage) {
@@ -134,32 +165,11 @@ final class BoardSession: Sendable {
             }
             return (inbox.mailbox.takeAll(), inbox.sentinel, inbox.check)
         }
-        if !entries.isEmpty {
-            let inputs = entries.map { (decoder.decode(topic: $0.topic, payload: $0.payload.payload), $0.superseded) }
-            let now = clock.now
-            let (recorded, rejections) = state.withLock { state -> (Bool, [BoardInput.Rejection]) in
-                var recorded = false
-                var rejections: [BoardInput.Rejection] = []
-                for (input, superseded) in inputs {
-                    let change = state.fleet.apply(input, now: now, superseded: superseded)
-                    if state.recordsChanges && change != .unchanged {
-                        state.record(change)
-                        recorded = true
-                    }
-                    if case .rejected(let rejection) = change, state.loggedTopics.count < Self.loggedTopicLimit,
-                        state.loggedTopics.insert(rejection.topic).inserted
-                    {
-                        rejections.append(rejection)
-                    }
-                }
-                return (recorded, rejections)
-            }
-            if recorded { doorbell.yield() }
-            for rejection in rejections {
-                logger.debug(
-                    "Ignored a message that is not Myeline's",
-                    metadata: ["mqtt.topic": "\(rejection.topic)", "board.reason": "\(rejection.reason)"])
-            }
+        // In chunks: a flood's round holds up to one message per topic, and decoded envelopes take
+        // several times their payload's memory; a chunk also lets a frame take the lock between them.
+        for start in stride(from: 0, to: entries.count, by: Self.drainChunk) {
+            let chunk = entries[start..<min(entries.count, start + Self.drainChunk)]
+            apply(chunk.map { (decoder.decode(topic: $0.topic, payload: $0.payload.payload), $0.superseded) })
         }
         if sentinel { complete(reason: "the sentinel came back") { $0.sentinelArrived() } }
         if check {

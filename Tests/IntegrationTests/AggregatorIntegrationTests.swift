@@ -361,4 +361,60 @@ struct AggregatorIntegrationTests {
             }
         }
     }
+
+    /// Finding 5: after one retained envelope with an absurd seq, a running board ignored the
+    /// device's genuine updates for good, and its header read "9,007,199,254,740,939 missed". Now the
+    /// row takes them once they have kept coming for 10 s, says so (`resynced-at`), and the missed
+    /// count stays honest.
+    @Test func aHugeSeqDoesNotFreezeARow() async throws {
+        try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
+            let topic = "myeline/van-7/activities/a1"
+            @Sendable func envelope(seq: Int, age: Double) -> [UInt8] {
+                var object = HostileCorpus.validEnvelope(device: "van-7", activity: "a1")
+                object["seq"] = seq
+                object["event"] = seq == 1 ? "start" : "update"
+                object["timestamp"] = Date().timeIntervalSince1970 - age
+                object["attributes"] = ["deviceID": "van-7", "name": "Van 7"]
+                return Array(try! JSONSerialization.data(withJSONObject: object))
+            }
+            try await Self.publish([(topic, envelope(seq: 9_007_199_254_740_991, age: 60))], to: broker)
+            let board = try Self.aggregator(broker, ["--follow", "--json"])
+            defer { board.signal(SIGKILL) }
+            try await board.waitForLine(containing: #""seq":9007199254740991"#)
+            // The device's genuine updates, a second apart, for longer than the window.
+            try await withDeadline(.seconds(40), what: "the row to resynchronise", process: board) {
+                var seq = 60
+                while !board.output.contains(#""resynced-at":"#) {
+                    try await Self.publish([(topic, envelope(seq: seq, age: 0))], to: broker, retain: false)
+                    seq += 1
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
+            let line = try await board.waitForLine(containing: #""resynced-at":"#)
+            #expect(line.contains(#""seq":"#) && !line.contains("9007199254740991"), "\(line)")
+            #expect(!board.output.contains(#""missed":9"#), "no absurd missed count")
+        }
+    }
+
+    /// Finding 9: the JSON lines of a real board (`--once --json` of a fleet with something in every
+    /// column) pass docs/schema/board-line.json, with the scripts' `kind` on every line.
+    @Test func realJSONLinesPassTheSchema() async throws {
+        try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
+            try await Self.publish(Self.showcase(), to: broker)
+            let board = try Self.aggregator(broker, ["--once", "--json"])
+            let status = try await withDeadline(.seconds(60), what: "--once --json", process: board) {
+                try await board.waitForExit()
+            }
+            #expect(status == 0)
+            let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.count == 3 + 4 + 1, "three activities, four devices, a summary")
+            let cases = lines.enumerated().map {
+                JSONSchemaCase(
+                    name: "line \($0.offset + 1)", schema: "board-line.json", data: Data($0.element.utf8), valid: true)
+            }
+            let results = try await validateJSON(cases)
+            for result in results where !result.hasPrefix("PASS\t") { Issue.record("\(result)") }
+            #expect(results.count == cases.count)
+        }
+    }
 }
