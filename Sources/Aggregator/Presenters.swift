@@ -126,23 +126,25 @@ extension BoardSession {
         }
         if json {
             let header = self.header(display.header)
+            // One string, appended to: 10,000 rows are megabytes, and a copy per step would double them.
             let text = withState { state -> String in
                 let entries = BoardView.order(state.fleet, sort: .relevance, filter: "", rows: display.rows, now: now)
-                var lines: [String] = []
+                var text = ""
+                text.reserveCapacity(entries.count * 512)
                 for entry in entries {
                     guard case .activity(let key) = entry, let row = state.fleet.rows[key] else { continue }
-                    lines.append(BoardJSON.row(row, state: state.fleet.state(of: row, at: now), fleet: state.fleet))
+                    text += BoardJSON.row(row, state: state.fleet.state(of: row, at: now), fleet: state.fleet) + "\n"
                 }
                 let devices = Set(entries.map(\.device)).sorted { $0.rawValue < $1.rawValue }
-                for device in devices { lines.append(BoardJSON.device(device, fleet: state.fleet)) }
+                for device in devices { text += BoardJSON.device(device, fleet: state.fleet) + "\n" }
                 let completeness = BoardJSON.Completeness(
                     connected: state.connectedOnce, isComplete: outcome == .complete,
                     retained: state.bootstrap.retainedReceived, error: problem)
-                lines.append(
+                text +=
                     BoardJSON.summary(
                         state.fleet, now: now, warning: header.warning, dropped: state.dropped,
-                        completeness: completeness, change: nil))
-                return lines.map { $0 + "\n" }.joined()
+                        completeness: completeness, change: nil) + "\n"
+                return text
             }
             Terminal.write(text)
         } else {
@@ -262,7 +264,11 @@ extension BoardSession {
                     return lines
                 }
                 lastSecond = second
-                if !lines.isEmpty { Terminal.write(lines.map { $0.text(format, now: now) + "\n" }.joined()) }
+                guard !lines.isEmpty else { continue }
+                var text = ""
+                text.reserveCapacity(lines.count * 512)
+                for line in lines { text += line.text(format, now: now) + "\n" }
+                Terminal.write(text)
             }
         }
     }
