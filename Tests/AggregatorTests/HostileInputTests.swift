@@ -69,4 +69,28 @@ struct HostileInputTests {
         }
         #expect(BoardJSON.row(row, state: fleet.state(of: row, at: Wire.now)).contains(#""speed":1e+308"#))
     }
+
+    /// A device id of the longest kind (64 characters) and a name of 64 wide characters keep every
+    /// line of every layout at the terminal's width, at 80 and 160 columns.
+    @Test(arguments: [80, 160])
+    func longIdsAndWideNamesKeepTheColumns(columns: Int) throws {
+        var fleet = Fleet()
+        let id = String(repeating: "d", count: 64)
+        _ = Wire.apply(&fleet, Wire.envelope(device: id, name: String(repeating: "車", count: 64)))
+        _ = Wire.apply(&fleet, Wire.envelope(device: "van-7", name: "Van 7"))
+        for layout in BoardLayout.allCases {
+            var view = BoardView()
+            let frame = FrameRenderer(layout: layout, columns: columns, lines: 20, colours: false)
+                .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now)
+            #expect(frame.allSatisfy { TerminalText.width($0) == columns }, "\(layout) at \(columns)")
+        }
+        var view = BoardView()
+        let compact = FrameRenderer(layout: .compact, columns: columns, lines: 20, colours: false)
+            .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now)
+        let titles = try #require(compact.first { $0.hasPrefix("DEVICE") })
+        let van = try #require(compact.first { $0.hasPrefix("van-7 ") })
+        // The STATE column starts at the same place on every row.
+        let stateColumn = try #require(titles.range(of: "STATE")).lowerBound.utf16Offset(in: titles)
+        #expect(van.dropFirst(stateColumn).hasPrefix("ACTIVE"))
+    }
 }
