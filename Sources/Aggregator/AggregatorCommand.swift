@@ -157,7 +157,8 @@ public struct AggregatorCommand: AsyncParsableCommand {
         let logger = Logger(label: "myeline.aggregator")
         let display = Display(
             layout: configuration.layout, colours: colours,
-            header: "\(configuration.topicPrefix) @ \(configuration.mqtt.broker)", bell: configuration.bell,
+            header: "\(configuration.topicPrefix) @ \(configuration.mqtt.broker)",
+            broker: "\(configuration.mqtt.broker)", bell: configuration.bell,
             rows: configuration.rows)
         let session = BoardSession(
             topics: TopicTree(prefix: configuration.topicPrefix), ownTracks: configuration.ownTracksInput,

@@ -71,8 +71,7 @@ struct AggregatorService: Service {
         case .followPlain:
             try await session.follow(display, format: .plain)
         case .once, .onceJSON:
-            let outcome = try await session.waitForOnce(
-                connectTimeout: configuration.onceTimeout, clock: clock)
+            let outcome = try await session.waitForOnce(connectTimeout: configuration.onceTimeout)
             session.printOnce(display, json: presentation == .onceJSON, outcome: outcome)
         }
     }

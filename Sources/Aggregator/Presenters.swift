@@ -56,7 +56,10 @@ enum ExitStatus {
 struct Display: Sendable {
     var layout: BoardLayout
     var colours: Bool
+    /// The prefix and broker the header names, such as `myeline @ mqtt://broker`.
     var header: String
+    /// The broker, for messages such as "cannot reach the broker at …".
+    var broker = ""
     /// Whether a new alert rings the terminal's bell (`board.bell`).
     var bell = true
     /// Which rows to show at first (`board.show`).
@@ -88,7 +91,7 @@ extension BoardSession {
 
     /// Waits until the retained bootstrap is over, or the broker refused the board, or it was not
     /// reached within `connectTimeout` seconds.
-    func waitForOnce(connectTimeout: TimeInterval, clock: any WallClock) async throws -> OnceOutcome {
+    func waitForOnce(connectTimeout: TimeInterval) async throws -> OnceOutcome {
         let started = ContinuousClock.now
         while true {
             let (bootstrap, connected, error) = withState { ($0.bootstrap, $0.connectedOnce, $0.connectionError) }

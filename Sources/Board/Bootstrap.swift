@@ -6,10 +6,11 @@
 /// by default, or `max_queued_bytes`) it drops the rest without a word (mosquitto issue 2196), and
 /// it keeps dropping until the board has acknowledged enough of what was queued. So the board
 /// publishes a retained message of its own (the sentinel, on `myeline-aggregator/sync/UUID`) and
-/// subscribes to it right after the fleet's filters: its retained copy is queued behind every
-/// retained message of the fleet, and arrives after them when nothing was dropped, or is dropped with
-/// them. Only Myeline's topics and the board's own sentinel count: other applications' retained
-/// messages on the broker change nothing.
+/// subscribes to it in the same SUBSCRIBE packet as the fleet's filters, last: its retained copy is
+/// queued behind every retained message of the fleet, and arrives after them when nothing was
+/// dropped, or is dropped with them. After the quiet period a live message on the sentinel's topic
+/// (the check) comes back: the sentinel before it, or not at all. Only Myeline's topics and the
+/// board's own sentinel count: other applications' retained messages on the broker change nothing.
 public struct Bootstrap: Hashable, Sendable {
     /// The broker holds more than this of the board's queue in bytes when a cut is put down to
     /// `max_queued_bytes` rather than `max_queued_messages` (a few MiB at most under mosquitto's

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import Locking
 import Logging
 import MQTT
 import TestSupport
@@ -111,6 +112,61 @@ struct BoardCompletenessIntegrationTests {
             let lines = json.output.split(separator: "\n").filter { $0.hasPrefix("{") }
             #expect(lines.filter { $0.contains(#""kind":"activity""#) }.count == 10_000)
             #expect(lines.last?.contains(#""complete":true"#) == true)
+        }
+    }
+
+    /// What the verdict rests on, `MQTTClient.subscribeInOnePacket` against mosquitto: the last
+    /// filter's retained message comes after every retained message of the filters before it, or,
+    /// when mosquitto's queue for the client was full, not at all; a live message sent afterwards
+    /// releases it if it was queued.
+    @Test(arguments: [
+        ("lifted", AggregatorIntegrationTests.tunedBroker, true), ("small", ["max_queued_messages 200"], false),
+    ])
+    func aLastFiltersRetainedMessageComesLastOrNotAtAll(name: String, limits: [String], whole: Bool) async throws {
+        try await TestBroker.with(extraConfiguration: limits) { broker in
+            let sentinel = "test/sentinel/\(UUID().uuidString.lowercased())"
+            try await Fleet.publish(Self.retained(devices: 1_500) + [(sentinel, Array("sentinel".utf8))], to: broker)
+            let configuration = MQTTConfiguration(broker: broker.address, clientID: "one-packet-\(UUID())")
+            let arrivals = try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test"))
+            {
+                client in
+                try await client.waitUntilConnected()
+                let messages = try await client.subscribeInOnePacket(
+                    to: ["myeline/+/activities/+", sentinel], transform: { "\($0.topic)|\($0.retain)" })
+                let arrivals = Locked<[String]>([])
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await next in messages {
+                            arrivals.withLock { $0.append(next) }
+                            if next == "\(sentinel)|false" { return }
+                        }
+                    }
+                    // The retained messages, until none came for a second; then the live check.
+                    var seen = -1
+                    while arrivals.withLock({ $0.count }) != seen {
+                        seen = arrivals.withLock { $0.count }
+                        try await Task.sleep(for: .seconds(1))
+                    }
+                    try await client.publish(sentinel, payload: Array("check".utf8), qos: .atLeastOnce)
+                    try await withDeadline(.seconds(20), what: "the check") {
+                        while !arrivals.withLock({ $0.contains("\(sentinel)|false") }) {
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
+                    }
+                    group.cancelAll()
+                }
+                return arrivals.withLock { $0 }
+            }
+            let fleet = arrivals.filter { $0.hasPrefix("myeline/") }.count
+            let position = arrivals.firstIndex(of: "\(sentinel)|true")
+            if whole {
+                #expect(fleet == 1_500, "\(name)")
+                #expect(position == 1_500, "\(name): the sentinel after the fleet's 1,500, before the check")
+            } else {
+                #expect(fleet < 1_500, "\(name): mosquitto cut the bootstrap")
+                #expect(position == nil, "\(name): the sentinel was dropped with the rest")
+            }
+            #expect(arrivals.last == "\(sentinel)|false")
         }
     }
 }
