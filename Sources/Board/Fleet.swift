@@ -15,7 +15,7 @@ public struct Fleet: Sendable {
     public static let resyncWindow: TimeInterval = 10
     /// The most envelopes a second an agent can publish, for judging a gap in `seq`: a larger gap
     /// than the time between two envelopes allows is a jump, not envelopes that were missed.
-    public static let plausibleEnvelopesPerSecond: Double = 100
+    public static let plausibleEnvelopesPerSecond: Double = 1000
     /// The agent's default limit of activities per device (`activity.max-activities`).
     public static let defaultMaximumActivitiesPerDevice = 8
     /// How many recent alerts ``recentAlerts`` keeps.
@@ -209,7 +209,10 @@ public struct Fleet: Sendable {
     /// The health of `device`: its status's, whether two agents share it, whether a row of it was resynchronised.
     public func health(of device: DeviceID) -> DeviceHealth {
         guard let status = devices[device] else { return DeviceHealth(DeviceStatus()) }
-        let resynced = activities(of: device).contains { rows[$0]?.resyncedAt != nil }
+        // Per row of every frame: no sorted copy of the device's activities.
+        let resynced = (activitiesByDevice[device] ?? []).contains {
+            rows[ActivityKey(device: device, activity: $0)]?.resyncedAt != nil
+        }
         return DeviceHealth(status, duplicate: duplicatedDevices.contains(device), resynced: resynced)
     }
 

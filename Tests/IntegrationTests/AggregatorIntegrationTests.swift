@@ -381,13 +381,17 @@ struct AggregatorIntegrationTests {
             let board = try Self.aggregator(broker, ["--follow", "--json"])
             defer { board.signal(SIGKILL) }
             try await board.waitForLine(containing: #""seq":9007199254740991"#)
-            // The device's genuine updates, a second apart, for longer than the window.
-            try await withDeadline(.seconds(40), what: "the row to resynchronise", process: board) {
-                var seq = 60
-                while !board.output.contains(#""resynced-at":"#) {
-                    try await Self.publish([(topic, envelope(seq: seq, age: 0))], to: broker, retain: false)
-                    seq += 1
-                    try await Task.sleep(for: .seconds(1))
+            // The device's genuine updates, a second apart, for longer than the window, from one client.
+            let configuration = MQTTConfiguration(broker: broker.address, clientID: "genuine-\(UUID())")
+            try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+                try await client.waitUntilConnected()
+                try await withDeadline(.seconds(90), what: "the row to resynchronise", process: board) {
+                    var seq = 60
+                    while !board.output.contains(#""resynced-at":"#) {
+                        try await client.publish(topic, payload: envelope(seq: seq, age: 0), qos: .atLeastOnce)
+                        seq += 1
+                        try await Task.sleep(for: .seconds(1))
+                    }
                 }
             }
             let line = try await board.waitForLine(containing: #""resynced-at":"#)
