@@ -57,6 +57,24 @@ struct BoardCompletenessIntegrationTests {
         }
     }
 
+    /// A broker that refuses the board's credentials is not an outage: `--once` says so and exits 77.
+    @Test func onceExits77WhenTheBrokerRefusesTheBoard() async throws {
+        try await TestBroker.with(users: ["board": "right"]) { broker in
+            let board = try TestProcess(
+                name: "myeline-aggregator", executable: builtProductPath("myeline-aggregator"),
+                arguments: ["--broker", broker.address.description, "--once", "--json", "--timeout", "5"],
+                environment: [
+                    "PATH": "/usr/bin:/bin", "MYELINE_MQTT_USERNAME": "board", "MYELINE_MQTT_PASSWORD": "wrong",
+                ])
+            let status = try await withDeadline(.seconds(60), what: "--once", process: board) {
+                try await board.waitForExit()
+            }
+            #expect(status == 77, "\(board.output)")
+            #expect(board.output.contains("myeline-aggregator: the broker refused the board: "), "\(board.output)")
+            #expect(board.output.contains(#""connected":false"#))
+        }
+    }
+
     /// mosquitto's queue limits cut the bootstrap: the board says so, names the limit, exits 75, and
     /// its JSON summary says `"complete":false`. The small limit was missed (220 rows, no warning).
     @Test(arguments: [
