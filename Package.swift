@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "Board", targets: ["Board"]),
+        .library(name: "Aggregator", targets: ["Aggregator"]),
         .library(name: "Interop", targets: ["Interop"]),
         // For the fuzz targets in Fuzzing/, which read the agent's configuration.
         .library(name: "MyelineConfiguration", targets: ["MyelineConfiguration"]),
@@ -146,8 +147,10 @@ let package = Package(
             dependencies: ["MyelineAgentKit"],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "MyelineAggregator",
+        // The aggregator's program: its command, configuration, services, session, presenters and
+        // terminal, over the pure Board; the executable target only calls its command.
+        .target(
+            name: "Aggregator",
             dependencies: [
                 "Board",
                 "Interop",
@@ -159,6 +162,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "MyelineAggregator",
+            dependencies: ["Aggregator"],
             swiftSettings: strict
         ),
         // A tiny MQTT client process for integration tests that must kill a client with SIGKILL.
@@ -243,7 +251,7 @@ let package = Package(
             name: "MyelineAgentTests",
             dependencies: [
                 "MyelineAgentKit",
-                "MyelineAggregator",
+                "Aggregator",
                 "MyelineConfiguration",
                 "LiveActivity",
                 "Location",
@@ -258,7 +266,7 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "Board", "Interop", "LiveActivity", "MQTT", "MyelineAggregator", "MyelineConfiguration", "TestSupport",
+                "Aggregator", "Board", "Interop", "LiveActivity", "MQTT", "MyelineConfiguration", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

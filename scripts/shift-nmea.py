@@ -7,6 +7,7 @@ Every time and date field (RMC, GGA, GLL, ZDA) is moved so that the capture's fi
 (UTC), with checksums recomputed; the capture is written REPEATS times (default 10), each copy
 after the previous one, so that gpsfake can play it once as a long, continuous drive whose fixes
 a live board does not show as stale. Lines that are not NMEA sentences are copied unchanged.
+Prints the seconds between sentences that plays the capture at its recorded pace (gpsfake -c).
 """
 
 import datetime
@@ -63,6 +64,8 @@ def main():
     length = last - start + datetime.timedelta(seconds=1)
 
     now = datetime.datetime.now(UTC)
+    sentences = sum(1 for line in lines if line.startswith("$"))
+    print("%.4f" % max(0.001, length.total_seconds() / max(1, sentences)))
     with open(target, "w", encoding="ascii", errors="replace") as output:
         for copy in range(repeats):
             shift = now - start + copy * length

@@ -32,6 +32,8 @@ public enum RowState: String, CaseIterable, Hashable, Sendable {
     case ended = "ENDED"
     /// The device's status says it is offline.
     case offline = "OFFLINE"
+    /// A device with no activity on the board (its own row), not offline.
+    case idle = "IDLE"
 }
 
 /// One activity as the board knows it: the latest envelope applied.
@@ -56,6 +58,12 @@ public struct ActivityRow: Hashable, Sendable {
     public var dismissalDate: Date?
     /// The last alert any envelope of this activity carried.
     public var lastAlert: AlertConfiguration?
+    /// When that alert was raised: its envelope's `timestamp` (the device's clock), never later than
+    /// the board's clock when it arrived.
+    public var alertDate: Date?
+    /// When the board last took an envelope that the `seq` rule would have dropped, because newer
+    /// ones (by `timestamp`) kept coming for longer than ``Fleet/resyncWindow``; nil when never.
+    public var resyncedAt: Date?
     /// When the board received the latest envelope, by its own clock.
     public var receivedAt: Date
 
@@ -71,6 +79,7 @@ public struct ActivityRow: Hashable, Sendable {
         timestamp = envelope.timestamp
         dismissalDate = envelope.dismissalDate
         lastAlert = envelope.alert
+        alertDate = envelope.alert.map { _ in min(envelope.timestamp, receivedAt) }
         self.receivedAt = receivedAt
     }
 
@@ -101,14 +110,4 @@ public struct ActivityRow: Hashable, Sendable {
         if content.paused { return .paused }
         return .active
     }
-}
-
-/// A device's presence, from its status topic.
-public struct DeviceStatus: Hashable, Sendable {
-    /// Online or offline.
-    public var state: StatusMessage.State
-    /// Since when: the message's `since`, or when the board received it (a will has none).
-    public var since: Date
-    /// Why the device is offline, when it said.
-    public var reason: String?
 }

@@ -87,3 +87,11 @@ public struct KeyDecoder: Sendable {
         }
     }
 }
+
+extension CaseIterable where Self: Equatable, AllCases.Index == Int {
+    /// The case after this one, the first after the last: what a key cycles through.
+    var cycled: Self {
+        let all = Self.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+}

@@ -1,24 +1,46 @@
 import Foundation
 import LiveActivity
 
-/// The board's state of the fleet: a pure reducer over ``BoardInput``s and the passing of time.
+/// The board's model of the fleet: every device (its link, since when, its health) and every
+/// activity, as a pure reducer over ``BoardInput``s and the passing of time.
 ///
 /// Applying a message costs the same whatever the fleet's size (hash lookups only); work that visits
 /// every row (sorting, counting, expiring ended rows) belongs to a frame or a clock tick, never to a
 /// message. Dates are the board's own clock (injected by the caller), except the device's `timestamp`s.
+/// It knows nothing of terminals: the renderer, the JSON lines and a map read it alike.
 public struct Fleet: Sendable {
+    /// How long envelopes with newer `timestamp`s but a `seq` not above the row's must keep coming
+    /// before the row takes them anyway (a device whose state was restored from a backup, or one
+    /// absurd `seq` retained on the broker), seconds of the board's clock.
+    public static let resyncWindow: TimeInterval = 10
+    /// The most envelopes a second an agent can publish, for judging a gap in `seq`: a larger gap
+    /// than the time between two envelopes allows is a jump, not envelopes that were missed.
+    public static let plausibleEnvelopesPerSecond: Double = 1000
+    /// The agent's default limit of activities per device (`activity.max-activities`).
+    public static let defaultMaximumActivitiesPerDevice = 8
+    /// How many recent alerts ``recentAlerts`` keeps.
+    public static let recentAlertLimit = 20
+
+    /// The most rows one device may have; envelopes of more activities are rejected and counted.
+    public let maximumActivitiesPerDevice: Int
     /// Every activity shown, by key.
     public private(set) var rows: [ActivityKey: ActivityRow] = [:]
-    /// Every device's latest status, by device.
+    /// Every device seen on its status topic or with an activity, by id.
     public private(set) var devices: [DeviceID: DeviceStatus] = [:]
-    /// How many messages were rejected (foreign, invalid or out of place).
+    /// How many messages were rejected (foreign, invalid, out of place, or over a device's row limit).
     public private(set) var rejectedCount = 0
     /// How many envelopes were dropped because their `seq` was not greater than the one applied.
     public private(set) var outdatedCount = 0
     /// How many envelopes of shown rows never arrived, from the gaps in their `seq`: dropped by the
     /// broker (its queue for a slow subscriber is full), by the board's own buffer, or coalesced by
-    /// the agent itself over a slow link (it publishes the latest update only).
+    /// the agent itself over a slow link (it publishes the latest update only). A gap larger than the
+    /// time between the two envelopes allows (``plausibleEnvelopesPerSecond``) is a jump, counted in
+    /// ``seqJumpCount`` instead.
     public private(set) var missedCount = 0
+    /// How many times a row's `seq` jumped further than its envelopes' times allow.
+    public private(set) var seqJumpCount = 0
+    /// How many times a row was resynchronised past the `seq` rule (``resyncWindow``).
+    public private(set) var resyncCount = 0
     /// Increases with every change that can alter what the board shows.
     public private(set) var revision = 0
     /// Increases with every change that can alter the order of rows: a row added, removed, or a new
@@ -27,13 +49,31 @@ public struct Fleet: Sendable {
     /// The devices whose status two agents publish in turn: an agent instance came back online
     /// after another one (a restarted agent never comes back as its old instance).
     public private(set) var duplicatedDevices: Set<DeviceID> = []
+    /// The latest alerts, newest first, at most ``recentAlertLimit``.
+    public private(set) var recentAlerts: [RecentAlert] = []
+    /// Increases with every alert applied: a presenter rings the bell when it grows.
+    public private(set) var alertCount = 0
     /// The last few agent instances each device's `online` statuses came from, oldest first.
     private var onlineInstances: [DeviceID: [String]] = [:]
     private var activitiesByDevice: [DeviceID: Set<String>] = [:]
     private var ended: Set<ActivityKey> = []
+    /// Since when each row has been receiving envelopes with newer timestamps that the `seq` rule drops.
+    private var heldBack: [ActivityKey: Date] = [:]
 
-    /// Creates an empty fleet.
-    public init() {}
+    /// Creates an empty fleet whose devices may have at most `maximumActivitiesPerDevice` rows each.
+    public init(maximumActivitiesPerDevice: Int = defaultMaximumActivitiesPerDevice) {
+        self.maximumActivitiesPerDevice = max(1, maximumActivitiesPerDevice)
+    }
+
+    /// An alert as the board's recent-alerts line shows it.
+    public struct RecentAlert: Hashable, Sendable {
+        /// The activity that raised it.
+        public var key: ActivityKey
+        /// The alert.
+        public var alert: AlertConfiguration
+        /// When it was raised (``ActivityRow/alertDate``).
+        public var date: Date
+    }
 
     /// What applying one input did.
     public enum Change: Hashable, Sendable {
@@ -41,7 +81,7 @@ public struct Fleet: Sendable {
         case updated(ActivityKey)
         /// A row was removed (its retained envelope was cleared).
         case removed(ActivityKey)
-        /// A device's status changed (its rows may change state).
+        /// A device's status or health changed (its rows may change state).
         case status(DeviceID)
         /// Nothing changed: an envelope with an old `seq`, or clearing an unknown row.
         case unchanged
@@ -49,45 +89,43 @@ public struct Fleet: Sendable {
         case rejected(BoardInput.Rejection)
     }
 
-    /// Applies one input received at `now` (the board's clock).
+    /// Applies one input received at `now` (the board's clock); `superseded` envelopes of its topic
+    /// arrived before it and were replaced unread (``Mailbox``): a gap in `seq` they explain is not missed.
     @discardableResult
-    public mutating func apply(_ input: BoardInput, now: Date) -> Change {
+    public mutating func apply(_ input: BoardInput, now: Date, superseded: Int = 0) -> Change {
         switch input {
         case .envelope(let envelope):
             let row = ActivityRow(envelope, receivedAt: now)
-            let previous = rows[row.key]?.seq
-            let change = upsert(row)
-            // A gap in an activity's seq: envelopes this board never saw (OwnTracks rows have no seq of their own).
-            if change != .unchanged, let previous { missedCount += row.seq - previous - 1 }
-            return change
+            noteSeen(row, now: now)
+            return upsert(row, now: now, superseded: superseded)
         case .ownTracksLocation(var row):
             row.receivedAt = now
-            let change = upsert(row)
+            noteSeen(row, now: now)
+            let change = upsert(row, now: now, superseded: 0)
             // A location after the lwt: the device is back.
             if change != .unchanged, isOffline(row.key.device) {
-                devices[row.key.device] = DeviceStatus(state: .online, since: row.timestamp, reason: nil)
+                devices[row.key.device]?.state = .online
+                devices[row.key.device]?.since = row.timestamp
+                devices[row.key.device]?.reason = nil
             }
             return change
         case .activityCleared(let key):
             guard remove(key) else { return .unchanged }
             return .removed(key)
         case .status(let status):
-            if status.state == .online, let instance = status.instance {
-                noteOnline(instance, of: status.device)
-            }
-            let since = status.since ?? now
-            let new = DeviceStatus(state: status.state, since: since, reason: status.reason?.rawValue)
-            if let old = devices[status.device], old.state == new.state, status.since == nil {
-                // A repeated will keeps the time the device was first seen offline.
-                return .unchanged
-            }
-            devices[status.device] = new
-            revision += 1
-            return .status(status.device)
+            return applyStatus(status, now: now)
         case .statusCleared(let device):
             onlineInstances[device] = nil
             duplicatedDevices.remove(device)
-            guard devices.removeValue(forKey: device) != nil else { return .unchanged }
+            guard devices[device] != nil else { return .unchanged }
+            if activitiesByDevice[device] == nil {
+                devices[device] = nil
+                orderRevision += 1
+            } else {
+                devices[device]?.state = nil
+                devices[device]?.since = nil
+                devices[device]?.reason = nil
+            }
             revision += 1
             return .status(device)
         case .rejected(let rejection):
@@ -95,6 +133,45 @@ public struct Fleet: Sendable {
             revision += 1
             return .rejected(rejection)
         }
+    }
+
+    private mutating func applyStatus(_ status: StatusMessage, now: Date) -> Change {
+        if status.state == .online, let instance = status.instance {
+            noteOnline(instance, of: status.device)
+        }
+        let known = devices[status.device]
+        var device = known ?? DeviceStatus()
+        if let old = known, old.state == status.state, status.since == nil, status.state == .offline {
+            // A repeated will keeps the time the device was first seen offline.
+            return .unchanged
+        }
+        device.state = status.state
+        device.since = status.since ?? now
+        device.reason = status.reason?.rawValue
+        device.version = status.version
+        device.instance = status.instance ?? device.instance
+        if status.state == .online {
+            device.dropped = status.dropped
+            device.storageError = status.storageError
+            device.clockOffset = status.clockOffset
+        }
+        if let since = status.since { device.noteSeen(since, now: now) }
+        guard device != known else { return .unchanged }
+        if known == nil { orderRevision += 1 }
+        devices[status.device] = device
+        revision += 1
+        return .status(status.device)
+    }
+
+    /// Notes when the device of `row` reported, and how far ahead of the board's clock.
+    private mutating func noteSeen(_ row: ActivityRow, now: Date) {
+        let device = row.key.device
+        if devices[device] == nil { orderRevision += 1 }
+        var status = devices[device] ?? DeviceStatus()
+        let latest = max(row.timestamp, row.content.fixTime ?? row.timestamp)
+        status.noteSeen(latest, now: now)
+        status.ahead = max(0, latest.timeIntervalSince(now))
+        devices[device] = status
     }
 
     /// A warning naming the devices two agents share, nil when there is none.
@@ -129,14 +206,43 @@ public struct Fleet: Sendable {
         devices[device]?.state == .offline
     }
 
+    /// The health of `device`: its status's, whether two agents share it, whether a row of it was resynchronised.
+    public func health(of device: DeviceID) -> DeviceHealth {
+        guard let status = devices[device] else { return DeviceHealth(DeviceStatus()) }
+        // Per row of every frame: no sorted copy of the device's activities.
+        let resynced = (activitiesByDevice[device] ?? []).contains {
+            rows[ActivityKey(device: device, activity: $0)]?.resyncedAt != nil
+        }
+        return DeviceHealth(status, duplicate: duplicatedDevices.contains(device), resynced: resynced)
+    }
+
     /// The state of a row at `now`.
     public func state(of row: ActivityRow, at now: Date) -> RowState {
         row.state(at: now, deviceOffline: isOffline(row.key.device))
     }
 
+    /// The state of an entry at `now`: its activity's, or for a device row OFFLINE or IDLE.
+    public func state(of entry: BoardEntry, at now: Date) -> RowState? {
+        switch entry {
+        case .activity(let key): rows[key].map { state(of: $0, at: now) }
+        case .device(let device): devices[device] == nil ? nil : isOffline(device) ? .offline : .idle
+        }
+    }
+
     /// The keys of a device's activities.
     public func activities(of device: DeviceID) -> [ActivityKey] {
         (activitiesByDevice[device] ?? []).sorted().map { ActivityKey(device: device, activity: $0) }
+    }
+
+    /// How many activities `device` has on the board.
+    public func activityCount(of device: DeviceID) -> Int {
+        activitiesByDevice[device]?.count ?? 0
+    }
+
+    /// Every entry: each activity, and each device that has none (its own row). Visits every row.
+    public var entries: [BoardEntry] {
+        rows.keys.map(BoardEntry.activity)
+            + devices.keys.filter { activitiesByDevice[$0] == nil }.map(BoardEntry.device)
     }
 
     /// How many rows are in each state at `now`; visits every row, so call it once per frame.
@@ -146,20 +252,66 @@ public struct Fleet: Sendable {
         return counts
     }
 
-    /// Adds or replaces a row, unless it is not newer (by `seq`) than the one shown.
-    private mutating func upsert(_ new: ActivityRow) -> Change {
+    /// How many devices there are, offline and unhealthy; visits every device, so call it once per frame.
+    public func deviceCounts() -> (devices: Int, offline: Int, unhealthy: Int) {
+        var (offline, unhealthy) = (0, 0)
+        for device in devices.keys {
+            if isOffline(device) { offline += 1 }
+            if !health(of: device).isHealthy { unhealthy += 1 }
+        }
+        return (devices.count, offline, unhealthy)
+    }
+
+    /// Adds or replaces a row, unless it is not newer (by `seq`) than the one shown and has not been
+    /// held back for ``resyncWindow``.
+    private mutating func upsert(_ new: ActivityRow, now: Date, superseded: Int) -> Change {
         let key = new.key
         var row = new
         if let old = rows[key] {
-            guard row.seq > old.seq else {
+            if row.seq > old.seq {
+                heldBack[key] = nil
+                let gap = row.seq - old.seq - 1
+                let allowed = max(
+                    1000, row.timestamp.timeIntervalSince(old.timestamp) * Self.plausibleEnvelopesPerSecond)
+                if Double(gap) <= allowed { missedCount += max(0, gap - superseded) } else { seqJumpCount += 1 }
+                row.resyncedAt = old.resyncedAt
+            } else {
                 outdatedCount += 1
-                return .unchanged
+                // Newer content with an old seq: a restored state directory, or an absurd seq retained
+                // earlier. Taken once it has kept coming for the window, so that no row freezes.
+                guard row.timestamp > old.timestamp else { return .unchanged }
+                let since = heldBack[key] ?? now
+                guard now.timeIntervalSince(since) >= Self.resyncWindow else {
+                    heldBack[key] = since
+                    return .unchanged
+                }
+                heldBack[key] = nil
+                resyncCount += 1
+                row.resyncedAt = now
             }
-            row.lastAlert = row.lastAlert ?? old.lastAlert
+            if row.lastAlert == nil {
+                row.lastAlert = old.lastAlert
+                row.alertDate = old.alertDate
+            }
             if row.relevance != old.relevance { orderRevision += 1 }
         } else {
+            if activityCount(of: key.device) >= maximumActivitiesPerDevice {
+                rejectedCount += 1
+                revision += 1
+                return .rejected(
+                    .init(
+                        topic: "\(key.device)/activities/\(key.activity)",
+                        reason:
+                            "device \(key.device) already has \(maximumActivitiesPerDevice) activities on the board "
+                            + "(board.max-activities-per-device)"))
+            }
             activitiesByDevice[key.device, default: []].insert(key.activity)
             orderRevision += 1
+        }
+        if new.lastAlert != nil, let date = row.alertDate, let alert = row.lastAlert {
+            alertCount += 1
+            recentAlerts.insert(RecentAlert(key: key, alert: alert, date: date), at: 0)
+            if recentAlerts.count > Self.recentAlertLimit { recentAlerts.removeLast() }
         }
         rows[key] = row
         if row.event == .end { ended.insert(key) } else { ended.remove(key) }
@@ -171,10 +323,38 @@ public struct Fleet: Sendable {
     private mutating func remove(_ key: ActivityKey) -> Bool {
         guard rows.removeValue(forKey: key) != nil else { return false }
         ended.remove(key)
+        heldBack[key] = nil
         activitiesByDevice[key.device]?.remove(key.activity)
         if activitiesByDevice[key.device]?.isEmpty == true { activitiesByDevice[key.device] = nil }
         revision += 1
         orderRevision += 1
         return true
+    }
+}
+
+/// One row of the board: an activity, or a device that has none.
+public enum BoardEntry: Hashable, Sendable, Comparable {
+    /// An activity's row.
+    case activity(ActivityKey)
+    /// A device's own row: it has no activity on the board.
+    case device(DeviceID)
+
+    /// The entry's device.
+    public var device: DeviceID {
+        switch self {
+        case .activity(let key): key.device
+        case .device(let device): device
+        }
+    }
+
+    /// By device, a device's own row before its activities, then by activity.
+    public static func < (lhs: BoardEntry, rhs: BoardEntry) -> Bool {
+        func parts(_ entry: BoardEntry) -> (String, String) {
+            switch entry {
+            case .activity(let key): (key.device.rawValue, key.activity)
+            case .device(let device): (device.rawValue, "")
+            }
+        }
+        return parts(lhs) < parts(rhs)
     }
 }

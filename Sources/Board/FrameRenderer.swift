@@ -9,6 +9,9 @@ public enum BoardLayout: String, CaseIterable, Hashable, Sendable {
     case expanded
     /// One line for the whole fleet, such as `12 active, 2 stale, 1 offline`, for a status bar.
     case minimal
+
+    /// The next layout in the cycle (`l`).
+    public var next: BoardLayout { cycled }
 }
 
 /// What the header says besides the counts: where the board reads from and anything to worry about.
@@ -21,13 +24,18 @@ public struct BoardHeader: Hashable, Sendable {
     public var warning: String?
     /// Messages the board's MQTT client dropped because the board fell behind (its buffer was full).
     public var dropped: Int
+    /// Whether to show the keys (the live board) or not (`--once`).
+    public var showsKeys: Bool
 
     /// Creates a header.
-    public init(source: String, connection: String? = nil, warning: String? = nil, dropped: Int = 0) {
+    public init(
+        source: String, connection: String? = nil, warning: String? = nil, dropped: Int = 0, showsKeys: Bool = true
+    ) {
         self.source = source
         self.connection = connection
         self.warning = warning
         self.dropped = dropped
+        self.showsKeys = showsKeys
     }
 }
 
@@ -42,13 +50,15 @@ public struct FrameRenderer: Sendable {
     public var columns: Int
     /// The terminal's height, lines.
     public var lines: Int
-    /// Whether to colour stale, offline and ended rows with ANSI escapes.
+    /// Whether to colour stale, offline and ended rows, health issues and fresh alerts with ANSI escapes.
     public var colours: Bool
 
-    /// Lines of header above the rows (compact and expanded).
-    public static let headerLines = 4
+    /// Lines of header above the rows (compact and expanded): counts, keys, warning, recent alerts, titles.
+    public static let headerLines = 5
     /// Lines per card in the expanded layout, the blank line after it included.
-    public static let cardLines = 5
+    public static let cardLines = 6
+    /// How long an alert stays highlighted after it was raised, seconds.
+    public static let alertHighlight: TimeInterval = 60
 
     /// Creates a renderer.
     public init(layout: BoardLayout, columns: Int, lines: Int, colours: Bool) {
@@ -58,7 +68,7 @@ public struct FrameRenderer: Sendable {
         self.colours = colours
     }
 
-    /// How many activities fit on one screen.
+    /// How many rows fit on one screen.
     public var pageSize: Int {
         switch layout {
         case .compact: max(1, lines - Self.headerLines)
@@ -71,29 +81,34 @@ public struct FrameRenderer: Sendable {
     public func render(_ fleet: Fleet, view: inout BoardView, header: BoardHeader, now: Date) -> [String] {
         let counts = fleet.counts(at: now)
         if layout == .minimal {
-            var line = Self.summary(counts)
+            var line = Self.summary(counts) + Self.attention(fleet, now: now)
             if let warning = header.warning { line += " (\(warning))" }
             return [fit(line)] + Array(repeating: fit(""), count: lines - 1)
         }
-        let keys = view.orderedKeys(fleet, now: now)
-        view.offset = min(view.offset, max(0, keys.count - pageSize))
-        let shown = keys.dropFirst(view.offset).prefix(pageSize)
+        let entries = view.orderedEntries(fleet, now: now)
+        view.offset = min(view.offset, max(0, entries.count - pageSize))
+        let shown = entries.dropFirst(view.offset).prefix(pageSize)
         var frame = headerLines(
-            fleet, counts: counts, view: view, header: header, shown: shown.count, total: keys.count)
+            fleet, counts: counts, view: view, header: header, shown: shown.count, total: entries.count, now: now)
         switch layout {
         case .compact:
-            frame.append(paint(fit(Self.columnTitles(width: columns)), "7"))
-            for key in shown {
-                guard let row = fleet.rows[key] else { continue }
-                let state = fleet.state(of: row, at: now)
-                frame.append(paint(fit(compactLine(row, state: state, now: now)), colour(of: state)))
+            let plan = BoardColumn.plan(width: columns)
+            frame.append(
+                paint(
+                    fit(
+                        plan.map { TerminalText.fit($0.column.rawValue, $0.width, alignRight: $0.column.alignsRight) }
+                            .joined(separator: " ")), "7"))
+            for entry in shown {
+                guard let state = fleet.state(of: entry, at: now) else { continue }
+                frame.append(compactLine(entry, state: state, fleet: fleet, plan: plan, now: now))
             }
         case .expanded:
             frame.append(fit(String(repeating: "─", count: columns)))
-            for key in shown {
-                guard let row = fleet.rows[key] else { continue }
-                let state = fleet.state(of: row, at: now)
-                for line in card(row, state: state, now: now) { frame.append(paint(fit(line), colour(of: state))) }
+            for entry in shown {
+                guard let state = fleet.state(of: entry, at: now) else { continue }
+                for line in card(entry, state: state, fleet: fleet, now: now) {
+                    frame.append(paint(fit(line), colour(of: state)))
+                }
             }
         case .minimal:
             break
@@ -107,6 +122,7 @@ public struct FrameRenderer: Sendable {
     static func losses(_ fleet: Fleet, _ header: BoardHeader) -> String {
         (fleet.missedCount > 0 ? " · \(RowFormat.count(fleet.missedCount)) missed" : "")
             + (header.dropped > 0 ? " · \(RowFormat.count(header.dropped)) dropped" : "")
+            + (fleet.resyncCount > 0 ? " · \(RowFormat.count(fleet.resyncCount)) resynced" : "")
     }
 
     /// `12 active, 2 stale, 1 offline`: active always, the other states when there are any.
@@ -119,12 +135,36 @@ public struct FrameRenderer: Sendable {
         return ([active] + others).joined(separator: ", ")
     }
 
+    /// ` · attention: car-1 offline 12m, van-7 clock +2h and 3 more`: the devices offline or unhealthy,
+    /// offline first, for the minimal layout; empty when none.
+    public static func attention(_ fleet: Fleet, now: Date, limit: Int = 3) -> String {
+        let devices = fleet.devices.keys.sorted { $0.rawValue < $1.rawValue }
+        var offline: [String] = []
+        var unhealthy: [String] = []
+        for device in devices {
+            let name = TerminalText.sanitized(device.rawValue)
+            if fleet.isOffline(device) {
+                let since = fleet.devices[device]?.since.map { " " + RowFormat.age(since: $0, now: now) } ?? ""
+                offline.append("\(name) offline\(since)")
+            } else if let issue = fleet.health(of: device).issues.first {
+                unhealthy.append("\(name) \(issue.text)")
+            }
+        }
+        let all = offline + unhealthy
+        guard !all.isEmpty else { return "" }
+        let more = all.count > limit ? " and \(all.count - limit) more" : ""
+        return " · attention: " + all.prefix(limit).joined(separator: ", ") + more
+    }
+
     private func headerLines(
-        _ fleet: Fleet, counts: [RowState: Int], view: BoardView, header: BoardHeader, shown: Int, total: Int
+        _ fleet: Fleet, counts: [RowState: Int], view: BoardView, header: BoardHeader, shown: Int, total: Int,
+        now: Date
     ) -> [String] {
-        let states = RowState.allCases.map { "\(RowFormat.count(counts[$0] ?? 0)) \($0.rawValue.lowercased())" }
+        let devices = fleet.deviceCounts()
         let first =
-            "MYELINE \(RowFormat.count(fleet.rows.count)) activities: " + states.joined(separator: ", ")
+            "MYELINE \(RowFormat.count(fleet.rows.count)) activities: " + Self.summary(counts)
+            + " · \(RowFormat.count(devices.devices)) devices: \(RowFormat.count(devices.offline)) offline, "
+            + "\(RowFormat.count(devices.unhealthy)) unhealthy"
             + " · \(RowFormat.count(fleet.rejectedCount)) rejected" + Self.losses(fleet, header)
             + " · \(TerminalText.sanitized(header.source))"
         let range = shown == 0 ? "0" : "\(RowFormat.count(view.offset + 1))-\(RowFormat.count(view.offset + shown))"
@@ -132,66 +172,126 @@ public struct FrameRenderer: Sendable {
             view.isEditingFilter
             ? "filter: \(TerminalText.sanitized(view.filter))_ (Enter keeps, Esc clears)"
             : "filter: \(view.filter.isEmpty ? "none" : TerminalText.sanitized(view.filter))"
+        let shows = view.rows == .all ? "" : " · showing: \(view.rows.rawValue)"
+        let keys =
+            header.showsKeys ? " · q quit, s sort, f offline/unhealthy, l layout, / filter, ↑↓ PgUp PgDn scroll" : ""
         let second =
-            "sort: \(view.sort.rawValue) · \(filter) · rows \(range) of \(RowFormat.count(total))"
-            + " · q quit, s sort, / filter, ↑↓ PgUp PgDn scroll"
+            "sort: \(view.sort.rawValue) · \(filter)\(shows) · rows \(range) of \(RowFormat.count(total))" + keys
         let third: String
         if let warning = header.warning {
             third = paint(fit("WARNING: " + warning), "1;31")
         } else {
             third = fit(header.connection ?? "")
         }
-        return [paint(fit(first), "1"), fit(second), third]
+        return [paint(fit(first), "1"), fit(second), third, alertsLine(fleet, now: now)]
     }
 
-    /// The compact layout's column titles and widths; the alert takes what is left.
-    static let fixedColumns: [(title: String, width: Int, right: Bool)] = [
-        ("DEVICE", 12, false), ("NAME", 11, false), ("STATE", 7, false), ("LOCATION", 21, false),
-        ("KM/H", 4, true), ("CRS", 4, true), ("FIX", 5, false), ("ACC", 5, true), ("AGE", 5, true),
-        ("DIST", 7, true), ("ELAPSED", 8, true), ("PROG", 4, true), ("ETA", 5, true),
-    ]
-
-    static func columnTitles(width: Int) -> String {
-        join(fixedColumns.map(\.title) + ["ALERT"], width: width)
+    /// `alerts: 12s van-7 Overspeed · 3m truck-2 Entered depot`, newest first, fresh ones highlighted.
+    private func alertsLine(_ fleet: Fleet, now: Date) -> String {
+        guard let newest = fleet.recentAlerts.first else { return fit("alerts: none since the board started") }
+        let items = fleet.recentAlerts.prefix(8).map { recent in
+            "\(RowFormat.age(since: recent.date, now: now)) \(TerminalText.sanitized(recent.key.device.rawValue)): "
+                + TerminalText.sanitized(recent.alert.title)
+        }
+        let line = fit("alerts: " + items.joined(separator: " · "))
+        return isFresh(newest.date, now: now) ? paint(line, "1;33") : line
     }
 
-    private func compactLine(_ row: ActivityRow, state: RowState, now: Date) -> String {
-        let content = row.content
-        let hasDestination = row.attributes.destination != nil
-        let values = [
-            TerminalText.sanitized(row.key.device.rawValue), TerminalText.sanitized(row.attributes.name),
-            state.rawValue, RowFormat.location(content), RowFormat.speed(content.speed),
-            RowFormat.course(content.course), RowFormat.fix(content), RowFormat.distance(content.horizontalAccuracy),
-            RowFormat.age(since: content.fixTime ?? row.timestamp, now: now), RowFormat.distance(content.distance),
-            RowFormat.elapsed(content.elapsed), hasDestination ? RowFormat.progress(content.progress) : "-",
-            hasDestination ? RowFormat.eta(content.eta, now: now) : "-",
-            row.lastAlert.map { TerminalText.sanitized($0.title) } ?? "",
-        ]
-        return Self.join(values, width: columns)
+    private func isFresh(_ date: Date, now: Date) -> Bool {
+        now.timeIntervalSince(date) < Self.alertHighlight
     }
 
-    private static func join(_ values: [String], width: Int) -> String {
+    private func compactLine(
+        _ entry: BoardEntry, state: RowState, fleet: Fleet, plan: [(column: BoardColumn, width: Int)], now: Date
+    ) -> String {
+        let device = entry.device
+        let status = fleet.devices[device]
+        let health = fleet.health(of: device)
+        var row: ActivityRow?
+        if case .activity(let key) = entry { row = fleet.rows[key] }
+        let lineColour = colour(of: state)
         var cells: [String] = []
-        var used = 0
-        for (value, column) in zip(values, fixedColumns) {
-            cells.append(TerminalText.fit(value, column.width, alignRight: column.right))
-            used += column.width + 1
+        for (column, width) in plan {
+            var highlight: String?
+            let value: String
+            switch column {
+            case .device: value = TerminalText.sanitized(device.rawValue)
+            case .name: value = row.map { TerminalText.sanitized($0.attributes.name) } ?? "-"
+            case .state: value = state.rawValue + (row?.resyncedAt != nil ? "↺" : "")
+            case .since: value = status?.state == nil ? "-" : RowFormat.age(since: status?.since, now: now)
+            case .location: value = row.map { RowFormat.location($0.content) } ?? "no activity"
+            case .speed: value = row.map { RowFormat.speed($0.content.speed) } ?? "-"
+            case .course: value = row.map { RowFormat.course($0.content.course) } ?? "-"
+            case .fix: value = row.map { RowFormat.fix($0.content) } ?? "-"
+            case .accuracy: value = row.map { RowFormat.distance($0.content.horizontalAccuracy) } ?? "-"
+            case .age: value = row.map { RowFormat.age(since: $0.content.fixTime ?? $0.timestamp, now: now) } ?? "-"
+            case .seen: value = RowFormat.age(since: status?.lastSeen, now: now)
+            case .distance: value = row.map { RowFormat.distance($0.content.distance) } ?? "-"
+            case .elapsed: value = row.map { RowFormat.elapsed($0.content.elapsed) } ?? "-"
+            case .progress:
+                value =
+                    row.flatMap { $0.attributes.destination != nil ? RowFormat.progress($0.content.progress) : nil }
+                    ?? "-"
+            case .eta:
+                value =
+                    row.flatMap { $0.attributes.destination != nil ? RowFormat.eta($0.content.eta, now: now) : nil }
+                    ?? "-"
+            case .health:
+                value = health.isHealthy ? "ok" : health.summary
+                if !health.isHealthy { highlight = "35" }
+            case .alert:
+                if let row, let alert = row.lastAlert {
+                    // The age first, so that a narrow column cuts the title, not when it happened.
+                    let age = row.alertDate.map { RowFormat.age(since: $0, now: now) + " " } ?? ""
+                    value = age + TerminalText.sanitized(alert.title)
+                    if let date = row.alertDate, isFresh(date, now: now) { highlight = "7" }
+                } else {
+                    value = ""
+                }
+            }
+            let cell = TerminalText.fit(value, width, alignRight: column.alignsRight)
+            if colours, let highlight {
+                let restore = lineColour.map { "\u{1B}[0m\u{1B}[\($0)m" } ?? "\u{1B}[0m"
+                cells.append("\u{1B}[\(highlight)m" + cell + restore)
+            } else {
+                cells.append(cell)
+            }
         }
-        if values.count > fixedColumns.count {
-            cells.append(TerminalText.fit(values[fixedColumns.count], max(5, width - used)))
-        }
-        return cells.joined(separator: " ")
+        // The plan fills the width exactly; a terminal narrower than the device column still gets a full line.
+        let line = cells.joined(separator: " ")
+        let padding = max(0, columns - plan.reduce(-1) { $0 + $1.width + 1 })
+        return paint(line + String(repeating: " ", count: padding), lineColour)
     }
 
-    private func card(_ row: ActivityRow, state: RowState, now: Date) -> [String] {
+    private func card(_ entry: BoardEntry, state: RowState, fleet: Fleet, now: Date) -> [String] {
+        let clean = TerminalText.sanitized
+        let device = entry.device
+        let health = fleet.health(of: device)
+        let status = fleet.devices[device]
+        var link = "link unknown"
+        if let state = status?.state {
+            link = "\(state.rawValue) for \(RowFormat.age(since: status?.since, now: now))"
+            if let reason = status?.reason, state == .offline { link += " (\(clean(reason)))" }
+        }
+        var deviceLine = "  device: \(link), last seen \(RowFormat.age(since: status?.lastSeen, now: now)) ago"
+        if let version = status?.version { deviceLine += ", agent \(clean(version))" }
+        deviceLine += health.isHealthy ? ", healthy" : ", health: \(health.summary)"
+        if let error = status?.storageError { deviceLine += " (\(clean(error)))" }
+        guard case .activity(let key) = entry, let row = fleet.rows[key] else {
+            let first =
+                TerminalText.fit("\(clean(device.rawValue)) · no activity", max(1, columns - 10)) + " "
+                + TerminalText.fit(state.rawValue, 9)
+            return [first, deviceLine, "", "", "", ""]
+        }
         let attributes = row.attributes
         let content = row.content
-        let clean = TerminalText.sanitized
         let who = [attributes.vehicle, attributes.driver].compactMap { $0.map(clean) }
         let title =
-            "\(clean(row.key.device.rawValue)) · \(clean(attributes.name))"
+            "\(clean(device.rawValue)) · \(clean(attributes.name))"
             + (who.isEmpty ? "" : " (\(who.joined(separator: ", ")))")
-        let first = TerminalText.fit(title, max(1, columns - 9)) + " " + TerminalText.fit(state.rawValue, 8)
+        let first =
+            TerminalText.fit(title, max(1, columns - 10)) + " "
+            + TerminalText.fit(state.rawValue + (row.resyncedAt != nil ? "↺" : ""), 9)
         var position = ["  " + RowFormat.location(content)]
         if content.speed != nil { position.append("\(RowFormat.speed(content.speed)) km/h") }
         if content.course != nil { position.append(RowFormat.course(content.course)) }
@@ -206,8 +306,12 @@ public struct FrameRenderer: Sendable {
                 "   → \(clean(destination.name)) \(RowFormat.progress(content.progress))"
                 + "   ETA \(RowFormat.eta(content.eta, now: now))"
         }
-        let alert = row.lastAlert.map { "  ! \(clean($0.title)): \(clean($0.body))" } ?? "  no alert"
-        return [first, position.joined(separator: "   "), trip, alert, ""]
+        var alert = "  no alert since the board started"
+        if let last = row.lastAlert {
+            let age = row.alertDate.map { " (\(RowFormat.age(since: $0, now: now)) ago)" } ?? ""
+            alert = "  ! \(clean(last.title)): \(clean(last.body))\(age)"
+        }
+        return [first, position.joined(separator: "   "), trip, alert, deviceLine, ""]
     }
 
     private func fit(_ text: String) -> String {
@@ -219,7 +323,7 @@ public struct FrameRenderer: Sendable {
         case .stale: "33"
         case .offline: "31"
         case .ended: "2"
-        case .active, .paused: nil
+        case .active, .paused, .idle: nil
         }
     }
 

@@ -12,9 +12,21 @@ public enum RowFormat {
         return "\(fixed(latitude, 5)), \(fixed(longitude, 5))"
     }
 
+    /// What a value no receiver reports is shown as (a speed of 1e308 m/s, a date 1e18 s away): the
+    /// contract allows any finite number, the board does not print it raw.
+    public static let implausible = "?"
+    /// The fastest speed shown, m/s (2,000 km/h); faster is ``implausible``.
+    public static let plausibleSpeed = 2000 / 3.6
+    /// The longest distance shown, metres (100,000 km); longer is ``implausible``.
+    public static let plausibleDistance = 1e8
+    /// The longest span shown, seconds (100 years); longer is ``implausible``.
+    public static let plausibleSpan = 100 * 365.25 * 86_400
+
     /// Speed in km/h, whole: `42`.
     public static func speed(_ metresPerSecond: Double?) -> String {
-        metresPerSecond.map { String(whole(($0 * 3.6).rounded())) } ?? "-"
+        guard let metresPerSecond else { return "-" }
+        guard metresPerSecond.isFinite, metresPerSecond <= plausibleSpeed else { return implausible }
+        return String(whole((metresPerSecond * 3.6).rounded()))
     }
 
     /// Course in whole degrees true: `87°`.
@@ -35,7 +47,8 @@ public enum RowFormat {
 
     /// A length in metres: `850m`, `12.3km`, `1234km`.
     public static func distance(_ metres: Double?) -> String {
-        guard let metres, metres.isFinite else { return "-" }
+        guard let metres else { return "-" }
+        guard metres.isFinite, metres <= plausibleDistance else { return implausible }
         if metres < 1000 { return "\(whole(metres.rounded()))m" }
         if metres < 100_000 { return "\(fixed(metres / 1000, 1))km" }
         return "\(whole((metres / 1000).rounded()))km"
@@ -43,27 +56,42 @@ public enum RowFormat {
 
     /// A duration in seconds as `h:mm:ss`.
     public static func elapsed(_ seconds: Double) -> String {
+        guard seconds <= plausibleSpan else { return implausible }
         let total = whole(max(0, seconds).rounded(.down))
         let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
         return "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))"
     }
 
-    /// How long ago, in the largest unit: `3s`, `12m`, `2h`, `5d`; a future date is `0s`.
+    /// How long ago, in the largest unit: `3s`, `12m`, `2h`, `5d`, `3y`; a date in the future by
+    /// less than the clock tolerance (``DeviceHealth/clockTolerance``) is `0s`, by more, or over 100
+    /// years ago, ``implausible`` (the device's clock is off: its health says by how much).
     public static func age(since date: Date?, now: Date) -> String {
         guard let date else { return "-" }
-        return compact(max(0, now.timeIntervalSince(date)))
+        let age = now.timeIntervalSince(date)
+        guard age >= -DeviceHealth.clockTolerance, age <= plausibleSpan else { return implausible }
+        return compact(max(0, age))
     }
 
     /// How far ahead: `+12m`, `+2h`, or `due` when past.
     public static func eta(_ date: Date?, now: Date) -> String {
         guard let date else { return "-" }
         let ahead = date.timeIntervalSince(now)
+        guard ahead <= plausibleSpan else { return implausible }
         return ahead <= 0 ? "due" : "+" + compact(ahead)
     }
 
     /// A share 0...1 as `45%`.
     public static func progress(_ share: Double?) -> String {
         share.map { "\(whole(($0 * 100).rounded()))%" } ?? "-"
+    }
+
+    /// A span of time in at most two units: `45s`, `12m`, `1h57m`, `3d`, `55y`, or ``implausible``
+    /// beyond 100 years.
+    public static func span(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds <= plausibleSpan else { return implausible }
+        let total = whole(max(0, seconds).rounded(.down))
+        if total >= 3600, total < 86_400, total % 3600 >= 60 { return "\(total / 3600)h\(total / 60 % 60)m" }
+        return compact(Double(total))
     }
 
     /// An integer with thousands separators: `10,000`.
@@ -82,7 +110,8 @@ public enum RowFormat {
         if seconds < 60 { return "\(seconds)s" }
         if seconds < 3600 { return "\(seconds / 60)m" }
         if seconds < 86_400 { return "\(seconds / 3600)h" }
-        return "\(seconds / 86_400)d"
+        if seconds < 31_557_600 { return "\(seconds / 86_400)d" }
+        return "\(seconds / 31_557_600)y"
     }
 
     /// The largest magnitude shown; the wire allows any finite number (a speed of 1e308 m/s, a date

@@ -230,6 +230,18 @@ public final class MQTTClient: Sendable {
         to filters: [String], qos: MQTTQoS = .atLeastOnce,
         transform: @escaping @Sendable (MQTTMessage) -> Element
     ) async throws -> MQTTSubscription<Element> {
+        let (stream, continuation) = try makeSubscription(filters, qos: qos, transform: transform)
+        for filter in filters {
+            guard try await send([filter], qos: qos, finishingOnFailure: continuation) else { break }
+        }
+        return MQTTSubscription(stream: stream)
+    }
+
+    /// Registers a subscription to `filters` (validated) whose stream unsubscribes, when it ends,
+    /// from the filters no other subscription uses.
+    private func makeSubscription<Element: Sendable>(
+        _ filters: [String], qos: MQTTQoS, transform: @escaping @Sendable (MQTTMessage) -> Element
+    ) throws -> (AsyncStream<Element>, AsyncStream<Element>.Continuation) {
         for filter in filters { try MQTTTopic.validate(filter: filter) }
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(configuration.subscriptionBufferSize))
@@ -244,29 +256,54 @@ public final class MQTTClient: Sendable {
                 context.ignoreAcknowledgement(of: connection.unsubscribe(unused).mid)
             }
         }
-        for filter in filters {
-            // Offline (or connecting), the filters go out with the resubscription at the connection.
-            guard let (status, mid) = handle.whileOpen({ $0.subscribe(filter, qos: qos) }), !status.isNotConnected
-            else { break }
-            guard status.isSuccess else {
-                continuation.finish()
-                try status.check("cannot subscribe to \(filter)")
-                break
-            }
-            guard let ack = try await acknowledgementUnlessDisconnected(mid) else {
-                // libmosquitto does not send a SUBSCRIBE again; the resubscription at the next
-                // connection carries these filters.
-                break
-            }
-            guard case .subscribed(let granted) = ack else { continue }
-            if let failure = granted.first(where: { $0 >= 0x80 }) {
-                continuation.finish()
-                throw MQTTError(
-                    .subscriptionRefused,
-                    "broker refused the subscription to \(filter): \(MosquittoText.reason(failure))"
-                )
-            }
+        return (stream, continuation)
+    }
+
+    /// Sends one SUBSCRIBE for `filters` and waits for its acknowledgement.
+    ///
+    /// - Returns: false when there is no point sending more now: offline or connecting (the
+    ///   filters go out with the resubscription at the connection), or the connection ended
+    ///   before the acknowledgement (libmosquitto does not send a SUBSCRIBE again; the
+    ///   resubscription at the next connection carries them).
+    /// - Throws: `MQTTError` when libmosquitto refuses the call or the broker the filters; the
+    ///   subscription's stream is then finished.
+    private func send<Element>(
+        _ filters: [String], qos: MQTTQoS, finishingOnFailure continuation: AsyncStream<Element>.Continuation
+    ) async throws -> Bool {
+        let described = filters.joined(separator: ", ")
+        guard let (status, mid) = handle.whileOpen({ $0.subscribe(filters, qos: qos) }), !status.isNotConnected
+        else { return false }
+        guard status.isSuccess else {
+            continuation.finish()
+            try status.check("cannot subscribe to \(described)")
+            return false
         }
+        guard let ack = try await acknowledgementUnlessDisconnected(mid) else { return false }
+        if case .subscribed(let granted) = ack, let failure = granted.first(where: { $0 >= 0x80 }) {
+            continuation.finish()
+            throw MQTTError(
+                .subscriptionRefused,
+                "broker refused the subscription to \(described): \(MosquittoText.reason(failure))")
+        }
+        return true
+    }
+
+    /// Subscribes to `filters` like ``subscribe(to:qos:transform:)``, but in one SUBSCRIBE packet, in
+    /// their order.
+    ///
+    /// A broker handles the filters of one packet together and in order: mosquitto queues each
+    /// filter's retained messages as it goes, so the retained messages of a later filter are queued
+    /// behind those of the earlier ones, or dropped with them when its queue for this client is full
+    /// (mosquitto issue 2196). Filters sent one packet after another do not give that: mosquitto
+    /// queues a later packet's retained messages once its queue has room again. The board relies on
+    /// it to tell a complete retained bootstrap from a cut one (docs/aggregator.md). After a
+    /// reconnection the filters are sent again like any subscription's.
+    public func subscribeInOnePacket<Element: Sendable>(
+        to filters: [String], qos: MQTTQoS = .atLeastOnce,
+        transform: @escaping @Sendable (MQTTMessage) -> Element
+    ) async throws -> MQTTSubscription<Element> {
+        let (stream, continuation) = try makeSubscription(filters, qos: qos, transform: transform)
+        _ = try await send(filters, qos: qos, finishingOnFailure: continuation)
         return MQTTSubscription(stream: stream)
     }
 

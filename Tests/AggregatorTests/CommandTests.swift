@@ -6,7 +6,7 @@ import MyelineConfiguration
 import TestSupport
 import Testing
 
-@testable import MyelineAggregator
+@testable import Aggregator
 
 /// The command line and the configuration: help, precedence, and mistakes that name their key.
 struct CommandTests {
@@ -20,7 +20,7 @@ struct CommandTests {
                 the topics and payloads and docs/aggregator.md for the board, its keys and its
                 configuration.
 
-                USAGE: myeline-aggregator [--config <file>] [--broker <url>] [--prefix <prefix>] [--layout <layout>] [--log-level <level>] [--owntracks] [--once] [--json] [--follow]
+                USAGE: myeline-aggregator <options>
 
                 OPTIONS:
                   --config <file>         The YAML configuration file (default:
@@ -33,11 +33,21 @@ struct CommandTests {
                                           ... critical.
                   --owntracks             Also show OwnTracks phones and trackers from
                                           owntracks/+/+ (owntracks.subscribe).
+                  --show <rows>           all, offline or unhealthy (board.show).
+                  --no-bell               Do not ring the terminal's bell on a new alert
+                                          (board.bell).
+                  --max-activities-per-device <n>
+                                          The most rows one device may have; more are rejected
+                                          (board.max-activities-per-device, 8).
+                  --timeout <seconds>     How long --once waits to reach the broker, seconds
+                                          (board.once-timeout, 10).
                   --once                  Wait for the retained state, print the board (or JSON
-                                          with --json) and exit.
-                  --json                  Print one JSON object per activity instead of a table
-                                          (with --once or --follow).
-                  --follow                With --json: print every change as a JSON line until
+                                          with --json) and exit: 0 complete, 69            
+                                          broker unreachable, 75 bootstrap cut by the broker,
+                                          77 refused by the broker.
+                  --json                  Print JSON lines (activities, devices, a summary)
+                                          instead of a table (with --once or --follow).
+                  --follow                Print every change as a line (JSON with --json) until
                                           stopped.
                   --version               Show the version.
                   -h, --help              Show help information.
@@ -46,17 +56,29 @@ struct CommandTests {
     }
 
     @Test(arguments: [
-        ([], Presentation.board),
-        (["--once"], .once),
-        (["--once", "--json"], .onceJSON),
-        (["--json"], .onceJSON),
-        (["--follow", "--json"], .followJSON),
+        ([], true, Presentation.board),
+        ([], false, .followPlain),
+        (["--follow"], true, .followPlain),
+        (["--once"], true, .once),
+        (["--once"], false, .once),
+        (["--once", "--json"], true, .onceJSON),
+        (["--json"], false, .onceJSON),
+        (["--follow", "--json"], true, .followJSON),
     ])
-    func presentations(arguments: [String], expected: Presentation) throws {
-        #expect(try AggregatorCommand.parse(arguments).presentation == expected)
+    func presentations(arguments: [String], interactive: Bool, expected: Presentation) throws {
+        #expect(try AggregatorCommand.parse(arguments).presentation(interactive: interactive) == expected)
     }
 
-    @Test(arguments: [["--follow"], ["--follow", "--json", "--once"]])
+    /// `--once` ends with a status a cron job can tell apart (docs/aggregator.md#exit-status).
+    @Test(arguments: [
+        (OnceOutcome.complete, 0 as Int32), (.unknown, 0), (.truncated, 75), (.unreachable("refused"), 69),
+        (.refused("not authorised"), 77),
+    ])
+    func onceExitStatuses(outcome: OnceOutcome, status: Int32) {
+        #expect(outcome.exitStatus == status)
+    }
+
+    @Test(arguments: [["--follow", "--once"], ["--follow", "--json", "--once"]])
     func contradictoryModesAreUsageErrors(arguments: [String]) {
         let error = #expect(throws: (any Error).self) { try AggregatorCommand.parseAsRoot(arguments) }
         #expect(AggregatorCommand.exitCode(for: error!) == .validationFailure)

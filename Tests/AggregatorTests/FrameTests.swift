@@ -24,17 +24,57 @@ struct FrameTests {
         #expect(text == golden, "\(name) differs from its golden file:\n\(text)")
     }
 
-    @Test func compactAt120x12() throws {
-        try Self.expectGolden(Self.frame(.compact, lines: 12), "compact-120x12.txt")
+    @Test func compactAt120x13() throws {
+        try Self.expectGolden(Self.frame(.compact, lines: 13), "compact-120x13.txt")
+    }
+
+    /// Finding 6: at 80 columns the most important columns stay (age, progress, ETA, the alert),
+    /// at 160 more show, and the widest ones widen.
+    @Test(arguments: [80, 160, 220])
+    func compactFitsTheTerminal(columns: Int) throws {
+        let text = Self.frame(.compact, columns: columns, lines: 13)
+        try Self.expectGolden(text, "compact-\(columns)x13.txt")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.allSatisfy { TerminalText.width(String($0)) == columns })
+        let titles = try #require(lines.first { $0.hasPrefix("DEVICE") })
+        for title in ["STATE", "AGE", "SINCE", "LOCATION", "KM/H", "PROG", "ETA", "ALERT"] {
+            #expect(titles.contains(title), "\(title) at \(columns) columns")
+        }
+        #expect(titles.contains("HEALTH") == (columns >= 100) && titles.contains("ACC") == (columns >= 160))
+    }
+
+    /// The widths add up to the terminal's, whatever it is; the alert gets what is left.
+    @Test func columnPlansFillTheWidth() {
+        for width in 40...300 {
+            let plan = BoardColumn.plan(width: width)
+            let used = plan.reduce(-1) { $0 + $1.width + 1 }
+            #expect(used == width || !plan.contains { $0.column == .alert }, "\(width)")
+            #expect(plan.first?.column == .device)
+        }
+    }
+
+    /// `l` switches the layout live.
+    @Test func theLayoutKeyCyclesLayouts() {
+        var view = BoardView()
+        var seen: [BoardLayout] = [view.layout]
+        for _ in 0..<3 {
+            _ = view.handle(.character("l"), pageSize: 5, rowCount: 7)
+            seen.append(view.layout)
+        }
+        #expect(seen == [.compact, .expanded, .minimal, .compact])
     }
 
     @Test func expandedAt120x30() throws {
-        try Self.expectGolden(Self.frame(.expanded, lines: 30), "expanded-120x30.txt")
+        try Self.expectGolden(Self.frame(.expanded, lines: 47), "expanded-120x47.txt")
     }
 
+    /// The minimal layout names the devices that need attention, offline first.
     @Test func minimalAt120x1() throws {
         try Self.expectGolden(Self.frame(.minimal, lines: 1), "minimal-120x1.txt")
-        #expect(Self.frame(.minimal, lines: 1).hasPrefix("1 active, 1 stale, 1 paused, 1 ended, 1 offline "))
+        #expect(
+            Self.frame(.minimal, columns: 160, lines: 1).hasPrefix(
+                "1 active, 1 stale, 1 paused, 1 ended, 1 offline · attention: car-1 offline 1m, spare-3 storage error, "
+                    + "truck-2 clock -1h56m "))
     }
 
     @Test func compactAt80x8IsCutToTheTerminal() throws {
@@ -45,13 +85,16 @@ struct FrameTests {
 
     /// Stale rows are yellow, offline red, ended dim; active and paused rows have no colour.
     @Test func coloursMarkStaleOfflineAndEnded() {
-        let lines = Self.frame(.compact, lines: 12, colours: true).split(separator: "\n").map(String.init)
-        func line(_ device: String) -> String { lines.first { $0.contains(device) }! }
+        let lines = Self.frame(.compact, lines: 13, colours: true).split(separator: "\n").map(String.init)
+        func line(_ device: String) -> String { lines.first { $0.contains(device + " ") && !$0.contains("alerts:") }! }
         #expect(line("truck-2").hasPrefix("\u{1B}[33m"))
         #expect(line("car-1").hasPrefix("\u{1B}[31m"))
         #expect(line("van-9").hasPrefix("\u{1B}[2m"))
-        #expect(!line("van-7").contains("\u{1B}"))
-        #expect(!Self.frame(.compact, lines: 12).contains("\u{1B}"))
+        // An active row has no colour of its own; its fresh alert is highlighted, its device's health in magenta.
+        #expect(!line("van-7").hasPrefix("\u{1B}"))
+        #expect(line("van-7").contains("\u{1B}[7m2s Entered depot"))
+        #expect(line("truck-2").contains("\u{1B}[35mclock -1h56m"))
+        #expect(!Self.frame(.compact, lines: 13).contains("\u{1B}"))
     }
 
     /// Sort orders, the device filter and scrolling, driven by keys.
@@ -113,24 +156,40 @@ struct FrameTests {
         #expect(FrameDiff.update(from: nil, to: first).contains("\u{1B}[3;1H"))
     }
 
-    /// The bootstrap verdict: cut when the broker holds more, or near mosquitto's default limit without its count.
+    /// The bootstrap's verdict comes from the board's own sentinel, never from counts that other
+    /// applications' retained messages change: the sentinel back is complete, missing is cut (when the
+    /// broker took it), and unknown when the broker refused it.
     @Test(arguments: [
-        (10_000, nil as Int?, false),
-        (500, nil, false),
-        (1020, nil, true),
-        (1200, nil, false),
-        (1020, 10_070, true),
-        (1020, 1090, false),
-        (10_020, 10_080, false),
-        (5020, 20_050, true),
+        (true as Bool?, true, 10_000, Bootstrap.Verdict.complete),
+        (true, false, 1_167, .truncated),
+        (true, false, 367, .truncated),
+        (true, false, 0, .truncated),
+        (false, false, 1_100, .unknown),
+        (nil, false, 1_100, .unknown),
     ])
-    func bootstrapVerdict(received: Int, brokerCount: Int?, truncated: Bool) {
+    func bootstrapVerdict(placed: Bool?, arrived: Bool, received: Int, verdict: Bootstrap.Verdict) {
         var bootstrap = Bootstrap()
-        for _ in 0..<received { bootstrap.noteRetained() }
-        if let brokerCount { bootstrap.noteBrokerRetainedCount(Array("\(brokerCount)".utf8)) }
-        #expect(!bootstrap.isTruncated)
-        bootstrap.complete()
-        #expect(bootstrap.isTruncated == truncated)
-        #expect((bootstrap.warning?.contains("max_queued_messages") ?? false) == truncated)
+        if let placed { bootstrap.noteSentinel(placed: placed) }
+        for _ in 0..<received { bootstrap.noteRetained(bytes: 700) }
+        #expect(!bootstrap.isComplete && !bootstrap.isTruncated)
+        if arrived { bootstrap.sentinelArrived() }
+        bootstrap.quietPeriodEnded()
+        #expect(bootstrap.verdict == verdict)
+        #expect((bootstrap.warning != nil) == (verdict == .truncated))
+        // The sentinel arriving after the quiet period changes nothing: the verdict is given once.
+        bootstrap.sentinelArrived()
+        #expect(bootstrap.verdict == verdict)
+    }
+
+    /// The warning names the limit the cut points to: the queue's bytes once more than 64 MiB arrived.
+    @Test(arguments: [(1_167, 700, "max_queued_messages"), (36_156, 7_424, "max_queued_bytes")])
+    func theWarningNamesTheLimit(received: Int, bytes: Int, limit: String) throws {
+        var bootstrap = Bootstrap()
+        bootstrap.noteSentinel(placed: true)
+        for _ in 0..<received { bootstrap.noteRetained(bytes: bytes) }
+        bootstrap.quietPeriodEnded()
+        let warning = try #require(bootstrap.warning)
+        #expect(warning.contains("raise \(limit)"), "\(warning)")
+        #expect(warning.hasPrefix("only \(RowFormat.count(received)) retained messages"))
     }
 }

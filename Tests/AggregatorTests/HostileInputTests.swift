@@ -33,18 +33,26 @@ struct HostileInputTests {
         #expect(frame.joined().contains("Van?[2J?]0…"))
     }
 
-    /// Values the contract allows but no receiver reports (a speed of 1e308 m/s, dates 1e300 s away)
-    /// once trapped converting to `Int`; they are shown clamped to 10^15.
-    @Test func extremeValuesAreShownClamped() throws {
-        #expect(RowFormat.speed(1e308) == "1000000000000000")
-        #expect(RowFormat.distance(1e308) == "1000000000000000km")
-        #expect(RowFormat.elapsed(1e308) == "277777777777:46:40")
-        #expect(RowFormat.age(since: Date(timeIntervalSince1970: -1e300), now: Wire.now) == "11574074074d")
-        #expect(RowFormat.eta(Date(timeIntervalSince1970: 1e300), now: Wire.now) == "+11574074074d")
+    /// Values the contract allows but no receiver reports (a speed of 1e308 m/s, dates 1e300 s away, a
+    /// timestamp of -1e18, a clock offset of years) are shown as implausible, `?`, not printed raw
+    /// (they were `1000000000000000` and `11574074074d`); plausible neighbours still show.
+    @Test func extremeValuesAreShownAsImplausible() throws {
+        #expect(RowFormat.speed(1e308) == "?")
+        #expect(RowFormat.speed(150 / 3.6) == "150")
+        #expect(RowFormat.distance(1e308) == "?")
+        #expect(RowFormat.elapsed(1e308) == "?")
+        #expect(RowFormat.age(since: Date(timeIntervalSince1970: -1e300), now: Wire.now) == "?")
+        #expect(RowFormat.age(since: Date(timeIntervalSince1970: -1e18), now: Wire.now) == "?")
+        #expect(RowFormat.age(since: Wire.now.addingTimeInterval(7015), now: Wire.now) == "?")
+        #expect(RowFormat.age(since: Wire.now.addingTimeInterval(-3 * 86_400), now: Wire.now) == "3d")
+        #expect(RowFormat.eta(Date(timeIntervalSince1970: 1e300), now: Wire.now) == "?")
+        #expect(RowFormat.span(1_763_827_200) == "55y")
+        #expect(RowFormat.span(1e18) == "?")
+        #expect(DeviceHealth.Issue.clock(seconds: -7015).text == "clock -1h56m")
 
         var fleet = Fleet()
         var object = HostileCorpus.validEnvelope(device: "van-7", activity: "a1")
-        object["timestamp"] = 1e300
+        object["timestamp"] = -1e18
         object["stale-date"] = -1e300
         object["content-state"] = [
             "fix": "3d", "latitude": 52.5, "longitude": 13.4, "speed": 1e308, "distance": 1e308, "elapsed": 1e308,
@@ -57,7 +65,32 @@ struct HostileInputTests {
             let frame = FrameRenderer(layout: layout, columns: 120, lines: 30, colours: false)
                 .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now)
             #expect(!frame.isEmpty)
+            #expect(!frame.joined().contains("1000000000000000") && !frame.joined().contains("11574074074"))
         }
         #expect(BoardJSON.row(row, state: fleet.state(of: row, at: Wire.now)).contains(#""speed":1e+308"#))
+    }
+
+    /// A device id of the longest kind (64 characters) and a name of 64 wide characters keep every
+    /// line of every layout at the terminal's width, at 80 and 160 columns.
+    @Test(arguments: [80, 160])
+    func longIdsAndWideNamesKeepTheColumns(columns: Int) throws {
+        var fleet = Fleet()
+        let id = String(repeating: "d", count: 64)
+        _ = Wire.apply(&fleet, Wire.envelope(device: id, name: String(repeating: "車", count: 64)))
+        _ = Wire.apply(&fleet, Wire.envelope(device: "van-7", name: "Van 7"))
+        for layout in BoardLayout.allCases {
+            var view = BoardView()
+            let frame = FrameRenderer(layout: layout, columns: columns, lines: 20, colours: false)
+                .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now)
+            #expect(frame.allSatisfy { TerminalText.width($0) == columns }, "\(layout) at \(columns)")
+        }
+        var view = BoardView()
+        let compact = FrameRenderer(layout: .compact, columns: columns, lines: 20, colours: false)
+            .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now)
+        let titles = try #require(compact.first { $0.hasPrefix("DEVICE") })
+        let van = try #require(compact.first { $0.hasPrefix("van-7 ") })
+        // The STATE column starts at the same place on every row.
+        let stateColumn = try #require(titles.range(of: "STATE")).lowerBound.utf16Offset(in: titles)
+        #expect(van.dropFirst(stateColumn).hasPrefix("ACTIVE"))
     }
 }

@@ -74,4 +74,20 @@ struct JSONObjectTests {
         object["a"] = nil
         #expect(object.text == "{\"b\":2}")
     }
+
+    /// The activity line, written member by member in a fixed order, is what `JSONSerialization`
+    /// writes for the same object with sorted keys: every key in its place.
+    @Test func activityLinesAreSortedAsJSONSerializationSortsThem() throws {
+        let fleet = Wire.sampleFleet()
+        for row in fleet.rows.values {
+            for line in [
+                BoardJSON.row(row, state: .active, change: "updated", fleet: fleet), BoardJSON.row(row, state: .stale),
+            ] {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+                let again = try JSONSerialization.data(
+                    withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+                #expect(String(decoding: again, as: UTF8.self) == line)
+            }
+        }
+    }
 }

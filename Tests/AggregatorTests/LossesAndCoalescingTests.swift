@@ -6,7 +6,7 @@ import Logging
 import TestSupport
 import Testing
 
-@testable import MyelineAggregator
+@testable import Aggregator
 
 /// What a stalled board keeps and shows (fault scenario 10): `--follow --json` keeps one pending
 /// change per row and device, however many messages arrive while its output is blocked, and the
@@ -14,13 +14,14 @@ import Testing
 struct LossesAndCoalescingTests {
     static func session() -> BoardSession {
         BoardSession(
-            topics: Wire.topics, syncTopic: "sync", clock: ManualWallClock(now: Wire.now),
+            topics: Wire.topics, sentinelTopic: "sync", clock: ManualWallClock(now: Wire.now),
             logger: Logger(label: "test"),
             recordsChanges: true)
     }
 
     static func receive(_ session: BoardSession, _ payload: [UInt8], topic: String = Wire.activityTopic()) {
-        session.apply(session.receive(MQTTMessage(topic: topic, payload: payload)))
+        session.receive(MQTTMessage(topic: topic, payload: payload))
+        session.drain()
     }
 
     @Test func aFloodOfUpdatesOfOneRowWaitsAsOneChange() {
@@ -36,6 +37,44 @@ struct LossesAndCoalescingTests {
         #expect(session.withState { $0.fleet.rows[van]?.seq } == 2_000)
         let again = session.withState { $0.takeChanges() }
         #expect(again.isEmpty, "taken")
+    }
+
+    /// A flood that comes faster than the board applies it is decoded once per topic: the latest
+    /// envelope of each row, and the replaced ones are not counted as missed.
+    @Test func aFloodIsDecodedOncePerTopic() {
+        let session = Self.session()
+        for seq in 1...2_000 {
+            for device in ["van-7", "bus-1"] {
+                session.receive(
+                    MQTTMessage(
+                        topic: Wire.activityTopic(device),
+                        payload: Wire.envelope(device: device, seq: seq, event: seq == 1 ? "start" : "update")))
+            }
+        }
+        session.receive(MQTTMessage(topic: Wire.activityTopic("bus-1"), payload: Array("junk".utf8)))
+        session.drain()
+        let van = ActivityKey(device: try! DeviceID("van-7"), activity: "a1")
+        session.withState { state in
+            #expect(state.fleet.rows[van]?.seq == 2_000)
+            #expect(state.fleet.rows.count == 1, "bus-1's latest message was junk: rejected, its row never shown")
+            #expect(state.fleet.rejectedCount == 1 && state.fleet.missedCount == 0)
+        }
+        // A gap that the replaced envelopes do not explain is still missed.
+        session.receive(MQTTMessage(topic: Wire.activityTopic(), payload: Wire.envelope(seq: 2_010, event: "update")))
+        session.drain()
+        #expect(session.withState { $0.fleet.missedCount } == 9)
+    }
+
+    @Test func theMailboxKeepsTheLatestPerTopicInArrivalOrder() {
+        var mailbox = Mailbox<Int>()
+        for (topic, value) in [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("a", 5)] {
+            mailbox.put(topic: topic, payload: value)
+        }
+        let entries = mailbox.takeAll()
+        #expect(entries.map(\.topic) == ["a", "b", "c"])
+        #expect(entries.map(\.payload) == [5, 2, 4])
+        #expect(entries.map(\.superseded) == [2, 0, 0])
+        #expect(mailbox.isEmpty && mailbox.takeAll().isEmpty)
     }
 
     @Test func aRemovalWaitsAsTheRowsOneChange() {
@@ -55,7 +94,8 @@ struct LossesAndCoalescingTests {
         var view = BoardView()
         let clean = renderer.render(fleet, view: &view, header: BoardHeader(source: "test"), now: Wire.now)[0]
         #expect(!clean.contains("missed") && !clean.contains("dropped"))
-        _ = Wire.apply(&fleet, Wire.envelope(seq: 1_206, event: "update"))
+        // 1,204 envelopes in 60 s: plausible, all counted as missed.
+        _ = Wire.apply(&fleet, Wire.envelope(seq: 1_206, event: "update", timestamp: 1_700_000_060))
         let lossy = renderer.render(fleet, view: &view, header: BoardHeader(source: "test", dropped: 37), now: Wire.now)
         #expect(lossy[0].contains("0 rejected · 1,204 missed · 37 dropped · test"), "\(lossy[0])")
         let summary = BoardJSON.summary(fleet, now: Wire.now, warning: nil, dropped: 37)

@@ -32,10 +32,13 @@ enum Wire {
         return json(object)
     }
 
-    static func status(device: String = "van-7", state: String, since: Double? = 1_700_000_000) -> [UInt8] {
+    static func status(
+        device: String = "van-7", state: String, since: Double? = 1_700_000_000, extra: [String: Any] = [:]
+    ) -> [UInt8] {
         var object: [String: Any] = [
             "schema": "myeline.status.v1", "device": device, "state": state, "version": "0.1.0",
         ]
+        object.merge(extra) { $1 }
         object["since"] = since
         if state == "offline" { object["reason"] = since == nil ? "connection-lost" : "shutdown" }
         return json(object)
@@ -110,6 +113,20 @@ enum Wire {
         fleet.apply(
             decoder.decode(topic: statusTopic("car-1"), payload: status(device: "car-1", state: "offline")), now: now)
         fleet.apply(decoder.decode(topic: "myeline/car-1/activities/x", payload: Array("not json".utf8)), now: now)
+        // A device without an activity, whose agent cannot save; and a tracker whose clock is behind.
+        fleet.apply(
+            decoder.decode(
+                topic: statusTopic("spare-3"),
+                payload: status(
+                    device: "spare-3", state: "online", since: 1_699_990_000,
+                    extra: ["storage-error": "writing /var/lib/myeline/outbox failed: No space left on device"])),
+            now: now)
+        fleet.apply(
+            decoder.decode(
+                topic: statusTopic("truck-2"),
+                payload: status(
+                    device: "truck-2", state: "online", since: 1_699_999_000, extra: ["clock-offset": -7015])),
+            now: now)
         return fleet
     }
 }

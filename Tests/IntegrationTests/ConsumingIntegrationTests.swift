@@ -37,6 +37,54 @@ struct ConsumingIntegrationTests {
         }
     }
 
+    /// Finding 10: a foreign status (no `state`) crashed it with KeyError, deep nesting with
+    /// RecursionError, against its own comment; and it could not reach a broker on a unix socket.
+    /// Now it skips whatever is not Myeline's, says how many on Ctrl-C, and takes `--unix`.
+    @Test func theExampleSurvivesForeignMessagesOnAUnixSocket() async throws {
+        try await TestBroker.with { broker in
+            guard case .unix(let path) = broker.address.transport else { throw TestSupportError("expected a socket") }
+            let python = try executablePath("python3", package: "python3-paho-mqtt")
+            let watcher = try TestProcess(
+                name: "fleet-watch.py", executable: python,
+                arguments: [DeploymentFiles.path(Self.example), "--unix", path])
+            defer { watcher.signal(SIGKILL) }
+            let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+            let hostile: [(String, String)] = [
+                ("myeline/van-7/status", #"{"schema":"myeline.status.v1","device":"van-7","mood":"fine"}"#),
+                ("myeline/van-7/status", #"{"schema":"other.v1","device":"van-7","state":"online"}"#),
+                ("myeline/van-7/status", deep),
+                ("myeline/van-7/status", #"{"schema":"myeline.status.v1","device":"van-7","state":7}"#),
+                ("myeline/van-8/status", #"{"schema":"myeline.status.v1","device":"van-7","state":"online"}"#),
+                ("myeline/VAN/status", #"{"schema":"myeline.status.v1","device":"VAN","state":"online"}"#),
+                ("myeline/van-7/activities/a1", "not json"),
+                ("myeline/van-7/activities/a1", #"{"schema":"myeline.activity.v1","device":"van-7"}"#),
+                ("myeline/van-7/activities/a1", #"[1,2,3]"#),
+                (
+                    "myeline/van-7/activities/a1",
+                    #"{"schema":"myeline.activity.v1","device":"van-7","activity":"a1","event":"update","seq":2,"content-state":{"distance":"far"}}"#
+                ),
+                ("myeline/van-7/status", #"{"schema":"myeline.status.v1","device":"van-7","state":"online"}"#),
+            ]
+            // Published once the watcher has subscribed: its own first line comes from a retained status.
+            try await AggregatorIntegrationTests.publish(
+                [
+                    (
+                        "myeline/ready/status",
+                        Array(#"{"schema":"myeline.status.v1","device":"ready","state":"online"}"#.utf8)
+                    )
+                ],
+                to: broker)
+            try await watcher.waitForLine(containing: "ready online")
+            try await AggregatorIntegrationTests.publish(
+                hostile.map { ($0.0, Array($0.1.utf8)) }, to: broker, retain: false)
+            try await watcher.waitForLine(containing: "van-7 online")
+            watcher.signal(SIGINT)
+            _ = try await watcher.waitForExit()
+            #expect(watcher.output.contains("10 messages skipped: not Myeline's"), "\(watcher.output)")
+            #expect(!watcher.output.contains("Traceback"), "\(watcher.output)")
+        }
+    }
+
     @Test func thePageShowsTheExampleAsItIs() throws {
         let page = try DeploymentFiles.text("docs/consuming.md")
         let script = try DeploymentFiles.text(Self.example)

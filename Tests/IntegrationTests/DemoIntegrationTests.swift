@@ -7,6 +7,9 @@ import TestSupport
 /// message the fleet publishes, instead of the board) with this build's programs (`--bin`): the
 /// seven agents publish, two of them through real gpsds, one is paused, one stops, one goes offline
 /// by its will; an interrupt then stops every process the demo started and removes its directory.
+/// And the board itself in tmux: `q` stops everything and says so (issue 17's finding 11: every
+/// name was the device id, PROG, ETA and ALERT were empty, the replays had no speed, the gpsd
+/// receivers' clocks were off by hours, `q` took 10 s in silence, and gpsfake's sockets stayed in /tmp).
 @Suite(.timeLimit(.minutes(3)))
 struct DemoIntegrationTests {
     /// One message as `mosquitto_sub -v` prints it: the topic, a space, the payload.
@@ -69,6 +72,19 @@ struct DemoIntegrationTests {
         #expect(envelopes.contains { $0.header.device.rawValue == "taxi-5" && $0.header.event == .end }, "taxi-5 ended")
         #expect(
             !envelopes.contains { $0.header.device.rawValue == "van-7" && $0.header.event == .end }, "van-7 goes on")
+        // Names, vehicles and drivers; a destination whose progress moves; alerts; speed and course.
+        for device in Self.devices {
+            let attributes = try #require(envelopes.first { $0.header.device.rawValue == device }?.attributes)
+            #expect(attributes.name != device && attributes.vehicle != nil && attributes.driver != nil, "\(device)")
+        }
+        let van = envelopes.filter { $0.header.device.rawValue == "van-7" }
+        #expect(van.first?.attributes.destination?.name == "Višnjan depot")
+        #expect(Set(van.compactMap(\.content.state.progress)).count > 1, "van-7's progress moves")
+        #expect(van.contains { $0.content.state.speed != nil && $0.content.state.course != nil }, "a replay's speed")
+        let alerts = Set(envelopes.compactMap { $0.alert.map { "\($0.title)" } })
+        #expect(alerts.isSuperset(of: ["Overspeed", "Left yard"]), "\(alerts)")
+        // The gpsd receivers play at their pace: their agents' clocks agree with them.
+        #expect(!lines.contains { $0.status()?.clockOffset != nil }, "no clock-offset")
 
         // Ctrl-C: the demo stops what it started, by PID, and removes its directory.
         started = ProcessEntry.descendants(of: demo.pid)
@@ -81,6 +97,58 @@ struct DemoIntegrationTests {
         // The demo returns only once what it started has ended.
         #expect(started.filter(\.isAlive).isEmpty, "still running: \(started.filter(\.isAlive))")
         #expect(!FileManager.default.fileExists(atPath: work), "\(work) removed")
+        #expect(demo.output.contains("demo: stopped; removed \(work)"))
+        for gpsfake in started where gpsfake.command == "gpsfake" {
+            #expect(!FileManager.default.fileExists(atPath: "/tmp/gpsfake-\(gpsfake.pid).sock"), "nothing left in /tmp")
+        }
+    }
+
+    /// The demo as a person runs it: the board in a terminal (tmux), with names, then `q`: the demo
+    /// says what it stops, stops it, and leaves nothing behind.
+    @Test func qOnTheBoardStopsTheDemo() async throws {
+        let bin = URL(fileURLWithPath: try builtProductPath("myeline-agent")).deletingLastPathComponent().path
+        let tmux = try executablePath("tmux", package: "tmux")
+        try await withTemporaryDirectory { directory in
+            let socket = "\(directory)/tmux.sock"
+            func run(_ arguments: [String]) async throws -> String {
+                try await runProgram(tmux, ["-S", socket] + arguments)
+            }
+            let command =
+                "bash \(DeploymentFiles.path("scripts/demo")) --bin \(bin) 2>\(directory)/demo.log; echo $? > \(directory)/status"
+            _ = try await run(["new-session", "-d", "-x", "160", "-y", "30", "-s", "demo", command])
+            let server =
+                pid_t(try await run(["display", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            var started: [ProcessEntry] = []
+            defer {
+                for process in started where process.isAlive { kill(process.pid, SIGKILL) }
+                if server > 0 { kill(server, SIGTERM) }
+            }
+            _ = try await withDeadline(.seconds(90), what: "the board with the fleet's names") {
+                while true {
+                    let pane = try await runProgram(tmux, ["-S", socket, "capture-pane", "-p", "-t", "demo"])
+                    if pane.contains("Van 7") && pane.contains("gps-2") { return pane }
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            started = ProcessEntry.descendants(of: server)
+            #expect(started.contains { $0.command == "myeline-agent" })
+            _ = try await run(["send-keys", "-t", "demo", "q"])
+            let status = try await withDeadline(.seconds(30), what: "the demo to end") {
+                while true {
+                    if let text = try? String(contentsOfFile: "\(directory)/status", encoding: .utf8),
+                        text.hasSuffix("\n")
+                    {
+                        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(status == "0")
+            let log = try String(contentsOfFile: "\(directory)/demo.log", encoding: .utf8)
+            #expect(log.contains("demo: the board ended"), "\(log)")
+            #expect(log.contains("demo: stopping what it started") && log.contains("demo: stopped; removed"), "\(log)")
+            #expect(started.filter(\.isAlive).isEmpty, "still running: \(started.filter(\.isAlive))")
+        }
     }
 }
 

@@ -68,7 +68,9 @@ struct FaultFleetIntegrationTests {
                 try await board.waitForExit()
             }
             #expect(status == 0, "\(board.output)")
-            let rows = board.output.split(separator: "\n").filter { $0.hasPrefix("{") && $0.contains("\"fleet-") }
+            let rows = board.output.split(separator: "\n").filter {
+                $0.contains(#""kind":"activity""#) && $0.contains("\"fleet-")
+            }
             #expect(rows.count == Self.fleetSize)
             await fleet.stop()
         }

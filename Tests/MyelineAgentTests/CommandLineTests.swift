@@ -2,8 +2,8 @@ import ArgumentParser
 import LiveActivity
 import Testing
 
+@testable import Aggregator
 @testable import MyelineAgentKit
-@testable import MyelineAggregator
 
 /// The executables' help and version, pinned at an 80-column terminal.
 struct CommandLineTests {

@@ -12,7 +12,7 @@ private let now = Date(timeIntervalSince1970: 1_700_000_000)
 
 /// libFuzzer entry point: one payload as an activity envelope, as a status and as an OwnTracks
 /// message (`--owntracks`), through the wire codec and the board (decoder, fleet, renderer, JSON
-/// lines), as the aggregator receives it.
+/// lines, plain lines, device lines), as the aggregator receives it.
 ///
 /// Besides not crashing or hanging: an envelope or status that decodes can be encoded again, a
 /// refusal names its problem, and whatever the board accepts it can show.
@@ -38,7 +38,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         precondition(frame.count <= 30)
     }
     for row in fleet.rows.values {
-        precondition(!BoardJSON.row(row, state: fleet.state(of: row, at: now)).contains("\n"))
+        let state = fleet.state(of: row, at: now)
+        precondition(!BoardJSON.row(row, state: state, fleet: fleet).contains("\n"))
+        let health = fleet.health(of: row.key.device)
+        let plain = PlainText.row(row, state: state, status: fleet.devices[row.key.device], health: health, now: now)
+        precondition(!plain.contains("\n") && !plain.contains("\u{1B}"))
     }
+    // Devices too: their JSON and plain lines, and a frame of only the offline or unhealthy ones.
+    for device in fleet.devices.keys {
+        precondition(!BoardJSON.device(device, fleet: fleet).contains("\n"))
+        precondition(!PlainText.device(device, fleet: fleet, now: now).contains("\u{1B}"))
+    }
+    var unhealthy = BoardView(rows: .unhealthy)
+    _ = FrameRenderer(layout: .compact, columns: 80, lines: 10, colours: false)
+        .render(fleet, view: &unhealthy, header: BoardHeader(source: "fuzz"), now: now)
     return 0
 }

@@ -93,6 +93,18 @@ final class MosquittoHandle: @unchecked Sendable {
             return (MosquittoStatus(rc), mid)
         }
 
+        /// Sends one SUBSCRIBE for all of `filters` (at least one), in their order.
+        func subscribe(_ filters: [String], qos: MQTTQoS) -> (status: MosquittoStatus, mid: Int32) {
+            var strings = filters.map { strdup($0) }
+            defer { for string in strings { free(string) } }
+            var mid: Int32 = 0
+            let rc = strings.withUnsafeMutableBufferPointer { buffer in
+                mosquitto_subscribe_multiple(
+                    pointer, &mid, Int32(buffer.count), buffer.baseAddress, qos.rawValue, 0, nil)
+            }
+            return (MosquittoStatus(rc), mid)
+        }
+
         /// Sends one UNSUBSCRIBE for all of `filters` (at least one).
         func unsubscribe(_ filters: [String]) -> (status: MosquittoStatus, mid: Int32) {
             var strings = filters.map { strdup($0) }

@@ -7,9 +7,11 @@ import MyelineConfiguration
 import ServiceLifecycle
 
 /// `myeline-aggregator`: subscribes to every device's topics and shows the fleet in a terminal.
-@main
-struct AggregatorCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// The executable target's `@main` calls ``main()``; tests parse and build it from here.
+public struct AggregatorCommand: AsyncParsableCommand {
+    /// The command's name, abstract, discussion and version.
+    public static let configuration = CommandConfiguration(
         commandName: "myeline-aggregator",
         abstract: "Show a live board of every Myeline tracker's activities.",
         discussion: """
@@ -43,13 +45,34 @@ struct AggregatorCommand: AsyncParsableCommand {
     @Flag(help: "Also show OwnTracks phones and trackers from owntracks/+/+ (owntracks.subscribe).")
     var owntracks = false
 
-    @Flag(help: "Wait for the retained state, print the board (or JSON with --json) and exit.")
+    @Option(help: ArgumentHelp("all, offline or unhealthy (board.show).", valueName: "rows"))
+    var show: String?
+
+    @Flag(name: .customLong("no-bell"), help: "Do not ring the terminal's bell on a new alert (board.bell).")
+    var noBell = false
+
+    @Option(
+        name: .customLong("max-activities-per-device"),
+        help: ArgumentHelp(
+            "The most rows one device may have; more are rejected (board.max-activities-per-device, 8).",
+            valueName: "n"))
+    var maximumActivitiesPerDevice: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How long --once waits to reach the broker, seconds (board.once-timeout, 10).", valueName: "seconds"))
+    var timeout: String?
+
+    @Flag(
+        help: """
+            Wait for the retained state, print the board (or JSON with --json) and exit: 0 complete, 69             broker unreachable, 75 bootstrap cut by the broker, 77 refused by the broker.
+            """)
     var once = false
 
-    @Flag(help: "Print one JSON object per activity instead of a table (with --once or --follow).")
+    @Flag(help: "Print JSON lines (activities, devices, a summary) instead of a table (with --once or --follow).")
     var json = false
 
-    @Flag(help: "With --json: print every change as a JSON line until stopped.")
+    @Flag(help: "Print every change as a line (JSON with --json) until stopped.")
     var follow = false
 
     /// The values given, by dotted key.
@@ -58,42 +81,56 @@ struct AggregatorCommand: AsyncParsableCommand {
         values["mqtt.broker"] = broker
         values["topic-prefix"] = prefix
         values["board.layout"] = layout
+        values["board.show"] = show
+        if noBell { values["board.bell"] = "false" }
+        values["board.max-activities-per-device"] = maximumActivitiesPerDevice
+        values["board.once-timeout"] = timeout
         values["log-level"] = logLevel
         if owntracks { values["owntracks.subscribe"] = "true" }
         return values
     }
 
-    /// What the flags ask to be shown.
-    var presentation: Presentation {
+    /// What the flags ask to be shown, given whether standard output is a terminal: a pipe or a
+    /// file gets plain lines instead of the full-screen board.
+    func presentation(interactive: Bool = Terminal.isInteractive) -> Presentation {
         switch (once, json, follow) {
         case (true, false, _): .once
         case (_, true, false): .onceJSON
         case (_, true, true): .followJSON
-        default: .board
+        case (false, false, true): .followPlain
+        default: interactive ? .board : .followPlain
         }
     }
 
-    func validate() throws {
-        if follow && !json { throw ValidationError("--follow needs --json: use --follow --json") }
+    /// Creates the command with no option set (ArgumentParser fills them in).
+    public init() {}
+
+    /// Refuses contradictory flags (exit status 64).
+    public func validate() throws {
         if follow && once { throw ValidationError("--follow and --once exclude each other: choose one") }
     }
 
-    func run() async throws {
+    /// Runs the board until its presentation ends or SIGTERM or SIGINT arrives.
+    public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (configuration, password) = try await load(environment: environment)
         let level = configuration.logLevel
         // The full-screen board owns the terminal: its log goes to stderr only when that is elsewhere.
-        let quiet = presentation == .board && isatty(2) == 1
+        let chosen = presentation()
+        let quiet = chosen == .board && isatty(2) == 1
         LoggingSystem.bootstrap { label in
             if quiet { return SwiftLogNoOpLogHandler() }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
-        try await Self.buildServiceGroup(
-            configuration: configuration, password: password, presentation: presentation,
-            colours: Display.coloursWanted(environment: environment)
-        ).run()
+        let (group, session) = Self.buildServiceGroup(
+            configuration: configuration, password: password, presentation: chosen,
+            colours: Display.coloursWanted(environment: environment))
+        try await group.run()
+        if let status = session.withState({ $0.onceOutcome?.exitStatus }), status != 0 {
+            throw ExitCode(status)
+        }
     }
 
     /// Reads and checks the configuration and the password.
@@ -111,20 +148,28 @@ struct AggregatorCommand: AsyncParsableCommand {
         }
     }
 
-    /// The aggregator's service group, shut down gracefully on SIGTERM and SIGINT; it ends when the
-    /// presentation does.
+    /// The aggregator's service group, shut down gracefully on SIGTERM and SIGINT, which ends when
+    /// the presentation does, and its session (what `--once` found is in it afterwards).
     static func buildServiceGroup(
         configuration: AggregatorConfiguration, password: String?, presentation: Presentation, colours: Bool,
         clock: any WallClock = SystemWallClock()
-    ) -> ServiceGroup {
+    ) -> (ServiceGroup, BoardSession) {
         let logger = Logger(label: "myeline.aggregator")
         let display = Display(
             layout: configuration.layout, colours: colours,
-            header: "\(configuration.topicPrefix) @ \(configuration.mqtt.broker)")
+            header: "\(configuration.topicPrefix) @ \(configuration.mqtt.broker)",
+            broker: "\(configuration.mqtt.broker)", bell: configuration.bell,
+            rows: configuration.rows)
+        let session = BoardSession(
+            topics: TopicTree(prefix: configuration.topicPrefix), ownTracks: configuration.ownTracksInput,
+            sentinelTopic: "myeline-aggregator/sync/\(UUID().uuidString.lowercased())", clock: clock, logger: logger,
+            recordsChanges: presentation == .followJSON || presentation == .followPlain,
+            view: BoardView(layout: configuration.layout, rows: configuration.rows),
+            maximumActivitiesPerDevice: configuration.maximumActivitiesPerDevice)
         let service = AggregatorService(
             configuration: configuration, password: password, presentation: presentation, display: display,
-            logger: logger, clock: clock)
-        return ServiceGroup(
+            session: session, logger: logger, clock: clock)
+        let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
                     .init(
@@ -133,5 +178,6 @@ struct AggregatorCommand: AsyncParsableCommand {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
+        return (group, session)
     }
 }

@@ -16,13 +16,22 @@ enum Terminal {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
+    /// Writes all of `text` to standard error.
+    static func writeError(_ text: String) {
+        write(text, to: 2)
+    }
+
     /// Writes all of `text` to standard output.
     static func write(_ text: String) {
+        write(text, to: 1)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
             }
             if written < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }

@@ -17,6 +17,10 @@ struct AggregatorConfiguration: Hashable, Sendable {
         keys: MQTTSettings.keys + [
             ConfigurationKey("topic-prefix", flag: "--prefix"),
             ConfigurationKey("board.layout", flag: "--layout"),
+            ConfigurationKey("board.show", flag: "--show"),
+            ConfigurationKey("board.bell", flag: "--no-bell"),
+            ConfigurationKey("board.max-activities-per-device", flag: "--max-activities-per-device"),
+            ConfigurationKey("board.once-timeout", flag: "--timeout"),
             ConfigurationKey("log-level", flag: "--log-level"),
             ConfigurationKey("owntracks.subscribe", flag: "--owntracks"),
             ConfigurationKey("owntracks.stale-after"),
@@ -30,6 +34,15 @@ struct AggregatorConfiguration: Hashable, Sendable {
     var topicPrefix: TopicPrefix = .default
     /// The presentation (`board.layout`): `compact` (default), `expanded` or `minimal`.
     var layout: BoardLayout = .compact
+    /// Which rows to show (`board.show`): `all` (default), `offline` or `unhealthy`.
+    var rows: RowFilter = .all
+    /// Whether a new alert rings the terminal's bell (`board.bell`); `true` by default.
+    var bell = true
+    /// The most rows one device may have on the board (`board.max-activities-per-device`); 8 by
+    /// default, the agent's own limit; envelopes of more activities are rejected and counted.
+    var maximumActivitiesPerDevice = Fleet.defaultMaximumActivitiesPerDevice
+    /// How long `--once` waits to reach the broker before it gives up (`board.once-timeout`), seconds; 10 by default.
+    var onceTimeout: TimeInterval = 10
     /// The lowest level logged (`log-level`); `notice` by default.
     var logLevel: Logger.Level = .notice
     /// Whether the board also shows OwnTracks devices from `owntracks/+/+` (`owntracks.subscribe`); `false` by default.
@@ -50,6 +63,10 @@ struct AggregatorConfiguration: Hashable, Sendable {
     /// | `mqtt.*` | as for the agent (see ``MQTTSettings/read(_:environment:)``) | client id `myeline-aggregator-PID` |
     /// | `topic-prefix` | topic levels | `myeline` |
     /// | `board.layout` | `compact`, `expanded` or `minimal` | `compact` |
+    /// | `board.show` | `all`, `offline` or `unhealthy` | `all` |
+    /// | `board.bell` | boolean | `true` |
+    /// | `board.max-activities-per-device` | 1...1000 | `8` |
+    /// | `board.once-timeout` | seconds, 0.1...3600 | `10` |
     /// | `log-level` | `trace` ... `critical` | `notice` |
     /// | `owntracks.subscribe` | boolean | `false` |
     /// | `owntracks.stale-after` | seconds, 1...604800 | `3600` |
@@ -63,6 +80,16 @@ struct AggregatorConfiguration: Hashable, Sendable {
         }
         if let layout = try values.choice("board.layout", BoardLayout.allCases.map { ($0.rawValue, $0) }) {
             self.layout = layout
+        }
+        if let rows = try values.choice("board.show", RowFilter.allCases.map { ($0.rawValue, $0) }) {
+            self.rows = rows
+        }
+        if let bell = try values.boolean("board.bell") { self.bell = bell }
+        if let limit = try values.number("board.max-activities-per-device", in: 1...1000, unit: "activities") {
+            maximumActivitiesPerDevice = Int(limit)
+        }
+        if let timeout = try values.number("board.once-timeout", in: 0.1...3600, unit: "seconds") {
+            onceTimeout = timeout
         }
         if let level = try values.choice("log-level", Logger.Level.allCases.map { ($0.rawValue, $0) }) {
             logLevel = level
