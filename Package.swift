@@ -75,6 +75,7 @@ let package = Package(
         .target(
             name: "Location",
             dependencies: [
+                "AsyncSupport",
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -219,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationTests",
-            dependencies: ["Location", "Locking", "TestSupport"],
+            dependencies: ["AsyncSupport", "Location", "Locking", "TestSupport"],
             resources: [.copy("Data")],
             swiftSettings: strict
         ),
@@ -276,8 +277,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking", "TestSupport",
-                "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
+                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking",
+                "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

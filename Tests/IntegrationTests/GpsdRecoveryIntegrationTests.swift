@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Location
 import Locking
@@ -7,7 +8,7 @@ import Testing
 /// The gpsd source when gpsd dies, goes silent, or has no fix for minutes.
 @Suite(.timeLimit(.minutes(2)))
 struct GpsdRecoveryIntegrationTests {
-    static let quickRetry = RetryDelay(first: .milliseconds(50), limit: .milliseconds(400))
+    static let quickRetry = Backoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400), jitter: 0.4)
 
     /// The bytes of a real log, split before the first RMC at or after `fraction` of its length.
     static func halves(of log: String, at fraction: Double) throws -> ([UInt8], [UInt8]) {

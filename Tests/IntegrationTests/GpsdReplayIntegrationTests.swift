@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Location
 import Testing
@@ -31,7 +32,7 @@ struct GpsdReplayIntegrationTests {
     static func configuration(port: Int) -> GpsdConfiguration {
         GpsdConfiguration(
             host: "127.0.0.1", port: port, silenceTimeout: .seconds(10),
-            reconnect: RetryDelay(first: .milliseconds(50), limit: .milliseconds(500)),
+            reconnect: Backoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500), jitter: 0.4),
             gate: FixGate.Configuration(weekRolloverPivot: nil))
     }
 

@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Testing
 
@@ -165,7 +166,7 @@ import Testing
     static func machine() -> GpsdConnectionMachine {
         GpsdConnectionMachine(
             watchCommand: "?WATCH={}\n", silenceTimeout: 5,
-            retryDelay: RetryDelay(first: .seconds(1), limit: .seconds(8), jitter: 0))
+            retryDelay: Backoff(initialDelay: .seconds(1), maximumDelay: .seconds(8), jitter: 0))
     }
 
     @Test func connectsWatchesAndChecksTheGreeting() {
@@ -232,10 +233,11 @@ import Testing
         #expect(machine.closed(now: 30, random: 0.5) == .disconnect(.closed, retryAt: 31))
     }
 
-    @Test(arguments: [(1, 0.0, 0.375), (1, 0.999_999, 0.625), (3, 0.5, 2.0), (20, 0.5, 30.0)])
-    func retryDelayIsExponentialWithJitter(attempt: Int, random: Double, expected: Double) {
-        let delay = RetryDelay(first: .milliseconds(500), limit: .seconds(30), growth: 2, jitter: 0.25)
-        #expect(abs(delay.seconds(beforeAttempt: attempt, random: random) - expected) < 1e-5)
+    /// The default waits: 0.5 s growing to 2 s, each 75 % to 125 % of its step.
+    @Test(arguments: [(1, 0.0, 0.625), (1, 0.999_999, 0.375), (2, 0.5, 1.0), (3, 0.5, 2.0), (20, 0.5, 2.0)])
+    func gpsdRetriesGrowWithJitter(attempt: Int, random: Double, expected: Double) {
+        let delay = GpsdConfiguration().reconnect.delay(afterFailures: attempt, unitRandom: random).inSeconds
+        #expect(abs(delay - expected) < 1e-5)
     }
 
     /// gpsd is local: the source retries at least every 2.5 s (2 s with jitter), so it is back
@@ -243,7 +245,7 @@ import Testing
     @Test(arguments: [1, 3, 5, 20, 64])
     func gpsdIsRetriedAtLeastEveryTwoAndAHalfSeconds(attempt: Int) {
         let delay = GpsdConfiguration().reconnect
-        #expect(delay.seconds(beforeAttempt: attempt, random: 0.999_999) <= 2.5)
-        #expect(delay.seconds(beforeAttempt: attempt, random: 0) >= 0.375)
+        #expect(delay.delay(afterFailures: attempt, unitRandom: 0).inSeconds <= 2.5)
+        #expect(delay.delay(afterFailures: attempt, unitRandom: 0.999_999).inSeconds >= 0.375)
     }
 }

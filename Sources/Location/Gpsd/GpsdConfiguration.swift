@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 
 /// How ``GpsdSource`` reaches gpsd and what it does when gpsd goes away.
@@ -20,10 +21,11 @@ public struct GpsdConfiguration: Hashable, Sendable {
     /// An epoch's TPVs are merged into one update, sent when the next epoch starts or at the latest
     /// this long after the epoch's first TPV; 0.5 s by default.
     public var epochTimeout: Duration
-    /// The waits between reconnection attempts: 0.5 s, growing to 2 s by default. gpsd runs on
-    /// the tracker itself, so a retry costs one local connection attempt, and a short limit brings
-    /// the source back within about 2 s of gpsd's return (systemd restarts it in seconds).
-    public var reconnect: RetryDelay
+    /// The waits between reconnection attempts: by default 0.5 s growing to 2 s, each drawn from
+    /// 75 % to 125 % of that (``defaultReconnect``). gpsd runs on the tracker itself, so a retry
+    /// costs one local connection attempt, and a short limit brings the source back within about
+    /// 2 s of gpsd's return (systemd restarts it in seconds).
+    public var reconnect: Backoff
     /// Which fixes are dropped; by default the live gate (with week-rollover correction).
     public var gate: FixGate.Configuration
     /// Updates kept for a consumer that falls behind; older ones are discarded (and counted). 64 by default.
@@ -33,7 +35,7 @@ public struct GpsdConfiguration: Hashable, Sendable {
     public init(
         host: String = "localhost", port: Int = GpsdConfiguration.defaultPort, device: String? = nil,
         silenceTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
-        epochTimeout: Duration = .milliseconds(500), reconnect: RetryDelay = RetryDelay(limit: .seconds(2)),
+        epochTimeout: Duration = .milliseconds(500), reconnect: Backoff = GpsdConfiguration.defaultReconnect,
         gate: FixGate.Configuration = FixGate.Configuration(), bufferSize: Int = 64
     ) {
         self.host = host
@@ -68,65 +70,20 @@ public struct GpsdConfiguration: Hashable, Sendable {
         guard bufferSize >= 1 else {
             throw LocationError(.invalidConfiguration, "invalid gpsd buffer size \(bufferSize): use 1 or more")
         }
-        try reconnect.validate()
+        if let problem = reconnect.problem {
+            throw LocationError(.invalidConfiguration, "invalid gpsd reconnect \(problem)")
+        }
     }
+
+    /// 0.5 s growing to 2 s, each wait drawn from 75 % to 125 % of its step: the nominal steps of
+    /// 0.625 s to 2.5 s, less up to 40 % (``AsyncSupport/Backoff``'s jitter is downward).
+    public static let defaultReconnect = Backoff(
+        initialDelay: .milliseconds(625), maximumDelay: .milliseconds(2500), multiplier: 2, jitter: 0.4)
 
     /// The `?WATCH` command that starts the JSON stream, for one device if one is set.
     var watchCommand: String {
         guard let device else { return "?WATCH={\"enable\":true,\"json\":true};\n" }
         let escaped = device.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
         return "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(escaped)\"};\n"
-    }
-}
-
-/// Growing waits between reconnection attempts, randomised so that many trackers cut off by one
-/// gpsd restart do not all retry at the same instant.
-public struct RetryDelay: Hashable, Sendable {
-    /// The wait before the first retry, before jitter; 0.5 s by default.
-    public var first: Duration
-    /// The longest wait, before jitter; 30 s by default.
-    public var limit: Duration
-    /// The factor between consecutive waits; 2 by default.
-    public var growth: Double
-    /// The random spread: 0.25 makes each wait 75 % to 125 % of its nominal value; 0.25 by default.
-    public var jitter: Double
-
-    /// Creates a retry policy; every parameter has the default described on its property.
-    public init(
-        first: Duration = .milliseconds(500), limit: Duration = .seconds(30), growth: Double = 2, jitter: Double = 0.25
-    ) {
-        self.first = first
-        self.limit = limit
-        self.growth = growth
-        self.jitter = jitter
-    }
-
-    /// The wait in seconds before retry number `attempt` (1 for the first), with `random` in 0 ..< 1
-    /// choosing the jitter: `min(first × growth^(attempt-1), limit) × (1 + jitter × (2 random - 1))`.
-    public func seconds(beforeAttempt attempt: Int, random: Double) -> Double {
-        let base = first.inSeconds
-        let nominal = min(base * pow(growth, Double(max(0, min(attempt - 1, 64)))), limit.inSeconds)
-        return nominal * (1 + jitter * (2 * random - 1))
-    }
-
-    func validate() throws(LocationError) {
-        guard first > .zero, limit >= first else {
-            throw LocationError(
-                .invalidConfiguration,
-                "invalid gpsd reconnect delays \(first) to \(limit): the first must be positive and at most the limit")
-        }
-        guard growth >= 1, growth.isFinite, (0...0.9).contains(jitter) else {
-            throw LocationError(
-                .invalidConfiguration,
-                "invalid gpsd reconnect growth \(growth) or jitter \(jitter): use growth of 1 or more and jitter from 0 to 0.9"
-            )
-        }
-    }
-}
-
-extension Duration {
-    /// This duration in seconds.
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import AsyncSupport
 /// The life of the connection to gpsd, as a pure state machine: when to connect, watch, probe a
 /// silent connection, give it up, and retry. The I/O shell (``GpsdLink``) performs its actions.
 ///
@@ -38,11 +39,11 @@ struct GpsdConnectionMachine {
 
     let watchCommand: String
     let silenceTimeout: Double
-    let retryDelay: RetryDelay
+    let retryDelay: Backoff
     private var state = State.idle
     private var failures = 0
 
-    init(watchCommand: String, silenceTimeout: Double, retryDelay: RetryDelay) {
+    init(watchCommand: String, silenceTimeout: Double, retryDelay: Backoff) {
         self.watchCommand = watchCommand
         self.silenceTimeout = silenceTimeout
         self.retryDelay = retryDelay
@@ -147,6 +148,6 @@ struct GpsdConnectionMachine {
 
     private mutating func retryTime(now: Double, random: Double) -> Double {
         failures += 1
-        return now + retryDelay.seconds(beforeAttempt: failures, random: random)
+        return now + retryDelay.delay(afterFailures: failures, unitRandom: random).inSeconds
     }
 }

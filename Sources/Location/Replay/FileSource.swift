@@ -239,23 +239,18 @@ private final class FileReplay: UpdateProducer {
     private func surveyGPX(isolation actor: isolated (any Actor)?) async throws(LocationError) {
         let path = path
         typealias Survey = (counts: [GPXPointKind: Int], untimed: [GPXPointKind: Int], error: String?)
-        let result: Result<Survey, LocationError> = await runOffPool("myeline-read-file") {
-            do throws(LocationError) {
-                let reader = try FileReader.open(path)
-                var survey = GPXDecoder(yielding: [])
-                var points: [GPXPoint] = []
-                while true {
-                    let chunk = try reader.readBlocking()
-                    if chunk.isEmpty { break }
-                    chunk.withUnsafeBufferPointer { survey.decode(chunk: $0, into: &points) }
-                }
-                survey.finish(into: &points)
-                return .success((survey.pointCounts, survey.untimedCounts, survey.xmlError))
-            } catch {
-                return .failure(error)
+        let survey = try await fileReads.run { () throws(LocationError) -> Survey in
+            let reader = try FileReader.open(path)
+            var survey = GPXDecoder(yielding: [])
+            var points: [GPXPoint] = []
+            while true {
+                let chunk = try reader.readBlocking()
+                if chunk.isEmpty { break }
+                chunk.withUnsafeBufferPointer { survey.decode(chunk: $0, into: &points) }
             }
+            survey.finish(into: &points)
+            return (survey.pointCounts, survey.untimedCounts, survey.xmlError)
         }
-        let survey = try result.get()
         gpxKind = GPXDecoder.preferredKind(survey.counts)
         gpxUntimed = survey.untimed[gpxKind, default: 0] > 0
         if let error = survey.error {

@@ -1,15 +1,9 @@
+import AsyncSupport
 import Foundation
 
-/// Runs a blocking call on a thread of its own, off Swift's cooperative pool, and awaits its result.
-func runOffPool<T: Sendable>(_ name: String, _ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(returning: body())
-        }
-        thread.name = name
-        thread.start()
-    }
-}
+/// The location sources' file reads: blocking calls, run off Swift's cooperative pool, one at a
+/// time (a replay reads its file in order).
+let fileReads = BlockingExecutor(label: "myeline.location.file")
 
 /// A file read in chunks, so that a replay's memory does not grow with the file.
 final class FileReader: Sendable {
@@ -51,14 +45,7 @@ final class FileReader: Sendable {
 
     /// Reads the next chunk off the cooperative pool; empty at the end of the file.
     func read() async throws(LocationError) -> [UInt8] {
-        let result: Result<[UInt8], LocationError> = await runOffPool("myeline-read-file") { [self] in
-            do throws(LocationError) {
-                return .success(try readBlocking())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try await fileReads.run { [self] () throws(LocationError) in try readBlocking() }
     }
 
     private static func unreadable(_ path: String, _ error: any Error) -> LocationError {
