@@ -156,31 +156,46 @@ public final class MQTTClient: Sendable {
     private func submit(
         _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
     ) async throws -> Int32? {
-        try MQTTTopic.validate(publishTopic: topic)
         while true {
-            // Only while connected: a message handed to libmosquitto while its network thread is
-            // inside mosquitto_connect can miss the resend of queued messages and never go out.
-            // Before a connection, QoS 1 and 2 messages wait here and go out once connected.
-            let sent = try handle.whileOpen { connection throws(MQTTError) in
-                try connection.publish(
-                    topic, payload: payload, qos: qos, retain: retain, properties: properties,
-                    protocolVersion: configuration.protocolVersion)
+            if let mid = try handOver(topic, payload: payload, qos: qos, retain: retain, properties: properties) {
+                return mid
             }
-            guard let (status, mid) = sent else {
-                if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
-                try await awaitConnection()
-                continue
-            }
-            // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
-            // the reconnection.
-            let queuedOffline = status.isNotConnected && qos != .atMostOnce
-            if qos == .atMostOnce || (!status.isSuccess && !queuedOffline) {
-                context.ignoreAcknowledgement(of: mid)
-                try status.check("cannot publish to \(topic)")
-                return nil
-            }
-            return mid
+            try await awaitConnection()
         }
+    }
+
+    /// Hands a message to libmosquitto while the client is connected: the packet id whose
+    /// acknowledgement to wait for, `.some(nil)` when none will come (QoS 0, sent or not), nil when
+    /// a QoS 1 or 2 message must wait for a connection.
+    ///
+    /// A synchronous function of its own, never inlined into the async ``submit``: Swift 6.3.1's
+    /// optimiser crashes (signal 11, splitting that coroutine) on these typed throws inside it.
+    @inline(never)
+    private func handOver(
+        _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
+    ) throws(MQTTError) -> Int32?? {
+        try MQTTTopic.validate(publishTopic: topic)
+        // Only while connected: a message handed to libmosquitto while its network thread is
+        // inside mosquitto_connect can miss the resend of queued messages and never go out.
+        // Before a connection, QoS 1 and 2 messages wait here and go out once connected.
+        let sent = try handle.whileOpen { connection throws(MQTTError) in
+            try connection.publish(
+                topic, payload: payload, qos: qos, retain: retain, properties: properties,
+                protocolVersion: configuration.protocolVersion)
+        }
+        guard let (status, mid) = sent else {
+            if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
+            return nil
+        }
+        // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
+        // the reconnection.
+        let queuedOffline = status.isNotConnected && qos != .atMostOnce
+        if qos == .atMostOnce || (!status.isSuccess && !queuedOffline) {
+            context.ignoreAcknowledgement(of: mid)
+            try status.check("cannot publish to \(topic)")
+            return .some(nil)
+        }
+        return mid
     }
 
     /// Returns at the next connection (at once when connected).
