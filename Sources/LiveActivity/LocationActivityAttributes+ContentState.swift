@@ -6,6 +6,12 @@ extension LocationActivityAttributes {
     /// As in the iOS app, nil latitude and longitude mean "no location yet" or "no location any
     /// more"; on the wire they are then absent. Latitude and longitude are present together or not at all.
     public struct ContentState: Codable, Hashable, Sendable {
+        /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
+        enum CodingKeys: String, CodingKey {
+            case latitude, longitude, altitude, speed, course, horizontalAccuracy, fix, satellites, fixTime
+            case distance, elapsed, paused, progress, eta
+        }
+
         /// Latitude in degrees (WGS 84), -90...90; nil when there is no location.
         public var latitude: Double?
         /// Longitude in degrees (WGS 84), -180...180; nil when there is no location.

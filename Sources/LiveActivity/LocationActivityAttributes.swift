@@ -16,6 +16,11 @@ public struct LocationActivityAttributes: ActivityAttributes {
         /// Longitude in degrees (WGS 84), -180...180.
         public var longitude: Double
 
+        /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
+        enum CodingKeys: String, CodingKey {
+            case name, latitude, longitude
+        }
+
         /// Creates a destination; the coordinates are checked when encoded.
         public init(name: String, latitude: Double, longitude: Double) {
             self.name = name
@@ -32,6 +37,11 @@ public struct LocationActivityAttributes: ActivityAttributes {
             latitude = try container.decode(.latitude, .latitude)
             longitude = try container.decode(.longitude, .longitude)
         }
+    }
+
+    /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
+    enum CodingKeys: String, CodingKey {
+        case deviceID, name, vehicle, driver, destination
     }
 
     /// The device that tracks itself (`deviceID`); the same as the envelope's `device`.

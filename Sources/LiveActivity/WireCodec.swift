@@ -68,6 +68,18 @@ public enum WireCodec {
         _ type: Payload.Type, from bytes: [UInt8]
     ) throws(ActivityError) -> Payload {
         if let payload = WireJSON.decode(type, from: bytes) { return payload }
+        return try decodeWithJSONDecoder(type, from: bytes)
+    }
+
+    /// Decodes and checks a payload with `JSONDecoder` and ``JSONShape`` alone, never ``WireJSON``'s
+    /// fast paths: what ``decode(_:from:)-(_,[UInt8])`` falls back to, and the reference that the
+    /// `FuzzEnvelope` target holds the fast paths to (the same value, or a refusal by both).
+    ///
+    /// - Throws: `ActivityError` `.invalidPayload`, as ``decode(_:from:)-(_,[UInt8])`` does.
+    @_spi(Fuzzing)
+    public static func decodeWithJSONDecoder<Payload: Decodable & WirePayload>(
+        _ type: Payload.Type, from bytes: [UInt8]
+    ) throws(ActivityError) -> Payload {
         let data = Data(bytes)
         let payload: Payload
         do {

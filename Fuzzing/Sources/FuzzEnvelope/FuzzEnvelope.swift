@@ -1,7 +1,7 @@
 import Board
 import Foundation
 import FuzzSupport
-import LiveActivity
+@_spi(Fuzzing) import LiveActivity
 
 private let topics = TopicTree()
 private let board = BoardDecoder(topics: topics, ownTracks: OwnTracksInput(staleAfter: 3600))
@@ -15,10 +15,14 @@ private let now = Date(timeIntervalSince1970: 1_700_000_000)
 /// lines, plain lines, device lines), as the aggregator receives it.
 ///
 /// Besides not crashing or hanging: an envelope or status that decodes can be encoded again, a
-/// refusal names its problem, and whatever the board accepts it can show.
+/// refusal names its problem, whatever the board accepts it can show, and the fast paths of the
+/// decode (``WireJSON``'s readers without Codable, then Codable over its parse) give what
+/// `JSONDecoder` gives: the same envelope or status, or a refusal by both.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, count)
+    checkAgreement(ActivityEnvelope<LocationActivityAttributes>.self, bytes)
+    checkAgreement(StatusMessage.self, bytes)
     do {
         FuzzSupport.checkRoundTrip(
             try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: Data(bytes)))
@@ -53,4 +57,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     _ = FrameRenderer(layout: .compact, columns: 80, lines: 10, colours: false)
         .render(fleet, view: &unhealthy, header: BoardHeader(source: "fuzz"), now: now)
     return 0
+}
+
+/// The payload decoded as the board decodes it (fast paths first) and by `JSONDecoder` alone: the
+/// same value, or refused by both.
+private func checkAgreement<Payload: Codable & Equatable & WirePayload>(_ type: Payload.Type, _ bytes: [UInt8]) {
+    let fast = try? WireCodec.decode(type, from: bytes)
+    let reference = try? WireCodec.decodeWithJSONDecoder(type, from: bytes)
+    precondition(fast == reference, "\(Payload.schema): the fast path and JSONDecoder disagree")
 }
