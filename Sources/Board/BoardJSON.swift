@@ -73,7 +73,7 @@ public enum BoardJSON {
         line.add("seq", .int(row.seq))
         line.add("speed", content.speed.map(JSONValue.number))
         line.add("stale-date", row.staleDate.map { .number(seconds($0)) })
-        line.add("state", .string(state.rawValue.lowercased()))
+        line.add("state", .string(name(of: state)))
         line.add("status", health.map { _ in .string(status?.state?.rawValue ?? "unknown") })
         line.add("timestamp", .number(seconds(row.timestamp)))
         line.add("vehicle", attributes.vehicle.map(JSONValue.string))
@@ -135,7 +135,7 @@ public enum BoardJSON {
         object["missed"] = .int(fleet.missedCount)
         object["dropped"] = .int(dropped)
         object["resynced"] = .int(fleet.resyncCount)
-        for (state, count) in fleet.counts(at: now) { object[state.rawValue.lowercased()] = .int(count) }
+        for (state, count) in fleet.counts(at: now) { object[name(of: state)] = .int(count) }
         let devices = fleet.deviceCounts()
         object["devices"] = .int(devices.devices)
         object["devices-offline"] = .int(devices.offline)
@@ -177,6 +177,18 @@ public enum BoardJSON {
 
     private static func issues(_ health: DeviceHealth) -> JSONValue? {
         health.isHealthy ? nil : .array(health.issues.map { .string($0.name) })
+    }
+
+    /// A state as the lines write it: its name in lower case, without lowercasing one on every line.
+    private static func name(of state: RowState) -> String {
+        switch state {
+        case .active: "active"
+        case .stale: "stale"
+        case .paused: "paused"
+        case .ended: "ended"
+        case .offline: "offline"
+        case .idle: "idle"
+        }
     }
 
     private static func seconds(_ date: Date) -> Double {

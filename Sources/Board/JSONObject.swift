@@ -36,74 +36,142 @@ public struct JSONObject: Hashable, Sendable {
 
     /// The object on one line, keys sorted.
     public var text: String {
-        var output = ""
-        output.reserveCapacity(64 + members.count * 24)
-        write(to: &output)
-        return output
+        var output = JSONText(capacity: 64 + members.count * 24)
+        output.append(object: self)
+        return output.text
     }
 
-    private func write(to output: inout String) {
-        output.append("{")
-        let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for (index, key) in keys.enumerated() {
-            if index > 0 { output.append(",") }
-            Self.write(string: key, to: &output)
-            output.append(":")
-            Self.write(value: members[key]!, to: &output)
-        }
-        output.append("}")
+    /// The members in the keys' order: by their UTF-8 bytes.
+    fileprivate var sortedMembers: [(key: String, value: JSONValue)] {
+        members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+}
+
+/// JSON text written as UTF-8 bytes: the one writer of the board's lines (``JSONObject``, the activity
+/// line of ``SortedJSONWriter``). Appending to a `String` cost about 60,000 instructions an activity
+/// line (callgrind), a literal or a number at a time through string interpolation; bytes cost a
+/// fraction of that.
+struct JSONText {
+    private var bytes: [UInt8] = []
+
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
     }
 
-    static func write(value: JSONValue, to output: inout String) {
+    /// The text written so far.
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func append(_ literal: StaticString) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func append(value: JSONValue) {
         switch value {
-        case .string(let value): write(string: value, to: &output)
-        case .int(let value): output.append(String(value))
-        case .number(let value): write(number: value, to: &output)
-        case .bool(let value): output.append(value ? "true" : "false")
-        case .object(let value): value.write(to: &output)
+        case .string(let value): append(string: value)
+        case .int(let value): append(int: value)
+        case .number(let value): append(number: value)
+        case .bool(let value): append(value ? "true" : "false")
+        case .object(let value): append(object: value)
         case .array(let values):
-            output.append("[")
+            append("[")
             for (index, element) in values.enumerated() {
-                if index > 0 { output.append(",") }
-                write(value: element, to: &output)
+                if index > 0 { append(",") }
+                append(value: element)
             }
-            output.append("]")
+            append("]")
         }
     }
 
-    static func write(number: Double, to output: inout String) {
-        guard number.isFinite else {
-            output.append("null")
-            return
+    mutating func append(object: JSONObject) {
+        append("{")
+        for (index, member) in object.sortedMembers.enumerated() {
+            if index > 0 { append(",") }
+            append(string: member.key)
+            append(":")
+            append(value: member.value)
         }
-        let text = number.description
-        output.append(contentsOf: text.hasSuffix(".0") ? text.dropLast(2) : Substring(text))
+        append("}")
     }
 
-    static func write(string: String, to output: inout String) {
-        output.append("\"")
-        // Most strings need no escaping: append them whole.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(string)
-            output.append("\"")
-            return
+    mutating func append(int value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(of: value.magnitude)
+    }
+
+    /// The decimal digits of `value`, at least `width` of them (zeros in front).
+    private mutating func appendDigits(of value: UInt, width: Int = 1) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var (value, index) = (value, buffer.count)
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            } while value > 0 || buffer.count - index < width
+            bytes.append(contentsOf: buffer[index...])
         }
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output.append("\\\"")
-            case "\\": output.append("\\\\")
-            case "\u{8}": output.append("\\b")
-            case "\u{C}": output.append("\\f")
-            case "\n": output.append("\\n")
-            case "\r": output.append("\\r")
-            case "\t": output.append("\\t")
-            case "\u{0}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                output.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-            default: output.unicodeScalars.append(scalar)
+    }
+
+    /// A finite number as `Double.description` writes it (the shortest digits that read back as the
+    /// same number), and an integral one without `.0`, as `JSONSerialization` writes them; `null` for
+    /// a number that is not finite.
+    mutating func append(number: Double) {
+        guard number.isFinite else { return append("null") }
+        let magnitude = number.magnitude
+        if magnitude < 0x1p53, magnitude == magnitude.rounded(.towardZero) {
+            if number.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+            return appendDigits(of: UInt(magnitude))
+        }
+        if magnitude >= 1e-3, magnitude < 1e15, appendShortDecimal(number) { return }
+        var text = number.description
+        text.withUTF8 { text in
+            let integral = text.count > 2 && text[text.count - 2] == UInt8(ascii: ".") && text.last == UInt8(ascii: "0")
+            bytes.append(contentsOf: integral ? UnsafeBufferPointer(rebasing: text.dropLast(2)) : text)
+        }
+    }
+
+    /// Writes `number` with the fewest fraction digits (1 to 9) that read back as it, when exactly one
+    /// decimal of that many digits does: then it is the shortest such text, which `description` writes
+    /// too. Most of the board's numbers are such decimals (`52.520008`, `1700000060.123`); false,
+    /// writing nothing, for the others.
+    private mutating func appendShortDecimal(_ number: Double) -> Bool {
+        var scale = 1.0
+        for digits in 1...9 {
+            scale *= 10
+            let scaled = (number.magnitude * scale).rounded()
+            guard scaled < 0x1p53 else { return false }
+            guard scaled / scale == number.magnitude else { continue }
+            // Another decimal of as many digits could read back the same: leave it to `description`.
+            guard number.ulp * scale < 1 else { return false }
+            let power = UInt(scale)
+            if number.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+            appendDigits(of: UInt(scaled) / power)
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(of: UInt(scaled) % power, width: digits)
+            return true
+        }
+        return false
+    }
+
+    mutating func append(string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            case UInt8(ascii: "\n"): append("\\n")
+            case UInt8(ascii: "\r"): append("\\r")
+            case UInt8(ascii: "\t"): append("\\t")
+            case 0..<0x20:
+                let hex: StaticString = "0123456789abcdef"
+                append("\\u00")
+                bytes.append(hex.utf8Start[Int(byte >> 4)])
+                bytes.append(hex.utf8Start[Int(byte & 0xF)])
+            default: bytes.append(byte)
             }
         }
-        output.append("\"")
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 
@@ -111,11 +179,12 @@ public struct JSONObject: Hashable, Sendable {
 /// the board's most frequent line (an activity) without a dictionary to fill and sort (a third of
 /// its cost). Writes what ``JSONObject`` writes for the same members.
 struct SortedJSONWriter {
-    private(set) var text = "{"
+    private var text = JSONText(capacity: 0)
     private var first = true
 
     init(capacity: Int) {
-        text.reserveCapacity(capacity)
+        text = JSONText(capacity: capacity)
+        text.append("{")
     }
 
     /// Appends `key` and `value`, or nothing when `value` is nil.
@@ -123,14 +192,14 @@ struct SortedJSONWriter {
         guard let value else { return }
         text.append(first ? "\"" : ",\"")
         first = false
-        key.withUTF8Buffer { text.append(String(decoding: $0, as: UTF8.self)) }
+        text.append(key)
         text.append("\":")
-        JSONObject.write(value: value, to: &text)
+        text.append(value: value)
     }
 
     /// The object, closed.
     mutating func finish() -> String {
         text.append("}")
-        return text
+        return text.text
     }
 }

@@ -1,6 +1,7 @@
 import Board
 import Foundation
 import Testing
+import TestSupport
 
 /// The hand-written JSON lines write what `JSONSerialization` (`.sortedKeys`,
 /// `.withoutEscapingSlashes`) wrote before them, byte for byte.
@@ -32,6 +33,26 @@ struct JSONObjectTests {
         var object = JSONObject()
         object["n"] = .number(number)
         #expect(object.text == (try Self.serialized(["n": number])))
+    }
+
+    /// Numbers as the wire carries them (decimals of a few digits: coordinates, times, distances), and
+    /// any bit pattern: the short-decimal path and `description` write the same text.
+    @Test func everyKindOfNumberIsWrittenAsBefore() throws {
+        var generator = SeededGenerator(seed: 42)
+        var numbers: [Double] = [0.001, 0.00099, 999_999_999_999_999.9, 1e15, 0x1p53, 0x1p53 + 2, -0x1p53, 0.3, 2.675]
+        for _ in 0..<3_000 {
+            let whole = Int64.random(in: -2_000_000_000...2_000_000_000, using: &generator)
+            let fraction = Int.random(in: 0...999_999_999, using: &generator)
+            let digits = Int.random(in: 1...9, using: &generator)
+            numbers.append(Double("\(whole).\(String(fraction).prefix(digits))")!)
+            numbers.append(Double(bitPattern: generator.next()))
+            numbers.append(Double.random(in: -1e6...1e6, using: &generator))
+        }
+        for number in numbers where number.isFinite {
+            var object = JSONObject()
+            object["n"] = .number(number)
+            #expect(object.text == (try Self.serialized(["n": number])), "\(number)")
+        }
     }
 
     @Test func integersBooleansAndNestedObjectsAreWrittenAsBefore() throws {
@@ -73,6 +94,12 @@ struct JSONObjectTests {
         object["b"] = .int(2)
         object["a"] = nil
         #expect(object.text == "{\"b\":2}")
+    }
+
+    @Test(arguments: RowState.allCases) func aRowsStateIsItsNameInLowerCase(_ state: RowState) throws {
+        let row = try #require(Wire.sampleFleet().rows.values.first)
+        let line = try JSONSerialization.jsonObject(with: Data(BoardJSON.row(row, state: state).utf8))
+        #expect((line as? [String: Any])?["state"] as? String == state.rawValue.lowercased())
     }
 
     /// The activity line, written member by member in a fixed order, is what `JSONSerialization`
