@@ -97,7 +97,7 @@ final class BoardSession: Sendable {
     /// What the network thread leaves for ``drain()``: the fleet's messages, the latest per topic,
     /// and whether the sentinel or the check came (after every message before them).
     struct Inbox {
-        var mailbox = Mailbox<(payload: [UInt8], retained: Bool)>()
+        var mailbox = Mailbox<[UInt8]>()
         var sentinel = false
         var check = false
     }
@@ -151,29 +151,33 @@ final class BoardSession: Sendable {
                 state.lastRetainedAt = now
             }
         }
-        inbox.withLock { $0.mailbox.put(topic: message.topic, payload: (message.payload, message.retain)) }
+        inbox.withLock { $0.mailbox.put(topic: message.topic, payload: message.payload) }
     }
 
-    /// Decodes and applies everything waiting in the inbox: the latest message of each topic, then
-    /// the sentinel or the check. Decoding happens outside the state's lock, so a frame never waits
-    /// for JSON.
+    /// Decodes and applies everything waiting in the inbox, a chunk at a time: the latest message of
+    /// each topic, then the sentinel or the check once every message before them is taken. Decoding
+    /// happens outside the state's lock, so a frame never waits for JSON; taking a chunk at a time
+    /// (decoded envelopes take several times their payload's memory) lets messages that arrive
+    /// meanwhile wait in the inbox, one per topic, rather than beside a whole round taken out of it.
     func drain() {
-        let (entries, sentinel, check) = inbox.withLock { inbox in
-            defer {
-                inbox.sentinel = false
-                inbox.check = false
+        while true {
+            let (entries, emptied, sentinel, check) = inbox.withLock { inbox in
+                let entries = inbox.mailbox.take(upTo: Self.drainChunk)
+                guard inbox.mailbox.isEmpty else { return (entries, false, false, false) }
+                defer {
+                    inbox.sentinel = false
+                    inbox.check = false
+                }
+                return (entries, true, inbox.sentinel, inbox.check)
             }
-            return (inbox.mailbox.takeAll(), inbox.sentinel, inbox.check)
-        }
-        // In chunks: a flood's round holds up to one message per topic, and decoded envelopes take
-        // several times their payload's memory; a chunk also lets a frame take the lock between them.
-        for start in stride(from: 0, to: entries.count, by: Self.drainChunk) {
-            let chunk = entries[start..<min(entries.count, start + Self.drainChunk)]
-            apply(chunk.map { (decoder.decode(topic: $0.topic, payload: $0.payload.payload), $0.superseded) })
-        }
-        if sentinel { complete(reason: "the sentinel came back") { $0.sentinelArrived() } }
-        if check {
-            complete(reason: "the check came back without the sentinel before it") { $0.quietPeriodEnded() }
+            if !entries.isEmpty {
+                apply(entries.map { (decoder.decode(topic: $0.topic, payload: $0.payload), $0.superseded) })
+            }
+            if sentinel { complete(reason: "the sentinel came back") { $0.sentinelArrived() } }
+            if check {
+                complete(reason: "the check came back without the sentinel before it") { $0.quietPeriodEnded() }
+            }
+            if emptied { return }
         }
     }
 

@@ -77,6 +77,31 @@ struct LossesAndCoalescingTests {
         #expect(mailbox.isEmpty && mailbox.takeAll().isEmpty)
     }
 
+    /// Taken a chunk at a time, oldest topic first; a topic received again after it was taken waits
+    /// again, behind the others, and a topic waits once however often it is received.
+    @Test func theMailboxHandsOutChunksOldestTopicFirst() {
+        var mailbox = Mailbox<Int>()
+        for index in 0..<10_000 { mailbox.put(topic: "t\(index)", payload: index) }
+        var taken: [Mailbox<Int>.Entry] = []
+        var round = 0
+        while taken.count < 10_000 {
+            taken += mailbox.take(upTo: 256)
+            // Meanwhile: the first topic again (taken already), and the last one (still waiting), twice.
+            mailbox.put(topic: "t0", payload: -round)
+            mailbox.put(topic: "t9999", payload: 20_000 + round)
+            mailbox.put(topic: "t9999", payload: 30_000 + round)
+            round += 1
+        }
+        #expect(round == 40)
+        #expect(taken.prefix(10_000).map(\.topic) == (0..<10_000).map { "t\($0)" })
+        #expect(taken[9_999].payload == 30_038 && taken[9_999].superseded == 78)
+        // t0, received again after its first chunk, waited behind every other topic.
+        #expect(taken.dropFirst(10_000).map(\.topic) == ["t0"] && taken.last?.payload == -38)
+        let rest = mailbox.takeAll()
+        #expect(rest.map(\.topic) == ["t0", "t9999"] && rest.map(\.superseded) == [0, 1])
+        #expect(mailbox.isEmpty && mailbox.take(upTo: 256).isEmpty)
+    }
+
     @Test func aRemovalWaitsAsTheRowsOneChange() {
         let session = Self.session()
         Self.receive(session, Wire.envelope(seq: 1))
