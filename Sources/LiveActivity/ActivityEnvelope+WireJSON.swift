@@ -5,8 +5,8 @@ import Foundation
 extension ActivityEnvelope: WireJSONDecodable where Attributes == LocationActivityAttributes {
     /// Reads and checks an envelope as `init(from:)` does.
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
-        let container = try WireJSON.Object(document, at: node, keyedBy: EnvelopeKey.self)
-        let header = try EnvelopeHeader(container: container)
+        var container = try WireJSON.Object(document, at: node, keyedBy: EnvelopeKey.self)
+        let header = try EnvelopeHeader(container: &container)
         try container.check(.attributesType, .equal(to: Attributes.typeName))
         let timestamp = try container.decode(Date.self, forKey: .timestamp)
         let attributes = try container.decode(Attributes.self, forKey: .attributes)
@@ -28,7 +28,7 @@ extension ActivityEnvelope: WireJSONDecodable where Attributes == LocationActivi
 
 extension EnvelopeHeader {
     /// Reads and checks the header keys of an envelope's object, as ``init(container:)`` does.
-    init(container: WireJSON.Object<EnvelopeKey>) throws(WireJSON.Fallback) {
+    init(container: inout WireJSON.Object<EnvelopeKey>) throws(WireJSON.Fallback) {
         try container.check(.schema, .equal(to: Self.schema))
         self.init(
             device: try container.decode(DeviceID.self, forKey: .device),
@@ -42,7 +42,7 @@ extension EnvelopeHeader {
 extension AlertConfiguration: WireJSONDecodable {
     /// Reads an alert as the synthesized `init(from:)` does.
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
-        let container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
+        var container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
         self.init(
             title: try container.decode(String.self, forKey: .title),
             body: try container.decode(String.self, forKey: .body),

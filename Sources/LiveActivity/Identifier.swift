@@ -13,11 +13,21 @@ enum Identifier {
 
     /// Whether `value` is a valid id.
     static func isValid(_ value: String) -> Bool {
-        let bytes = value.utf8
+        // A board checks several ids in every message: the contiguous bytes of a native string, when
+        // it has them, are read several times faster than through the UTF-8 view's indices.
+        value.utf8.withContiguousStorageIfAvailable(isValid) ?? isValid(value.utf8)
+    }
+
+    private static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
         guard let first = bytes.first, bytes.count <= 64, isLetterOrDigit(first) else { return false }
-        return bytes.allSatisfy {
-            isLetterOrDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        for byte in bytes
+        where
+            !(isLetterOrDigit(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "-"))
+        {
+            return false
         }
+        return true
     }
 
     /// The error message for an invalid id, naming its kind and value; nil when it is valid.

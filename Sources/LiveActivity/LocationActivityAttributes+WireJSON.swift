@@ -4,7 +4,7 @@ import Foundation
 extension LocationActivityAttributes: WireJSONDecodable {
     /// Reads the attributes as the synthesized `init(from:)` does.
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
-        let container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
+        var container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
         self.init(
             deviceID: try container.decode(DeviceID.self, forKey: .deviceID),
             name: try container.decode(String.self, forKey: .name),
@@ -17,7 +17,7 @@ extension LocationActivityAttributes: WireJSONDecodable {
 extension LocationActivityAttributes.Destination: WireJSONDecodable {
     /// Reads and checks a destination as `init(from:)` does.
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
-        let container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
+        var container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
         self.init(
             name: try container.decode(String.self, forKey: .name),
             latitude: try container.decode(.latitude, .latitude),
@@ -28,7 +28,7 @@ extension LocationActivityAttributes.Destination: WireJSONDecodable {
 extension LocationActivityAttributes.ContentState: WireJSONDecodable {
     /// Reads and checks a content state as `init(from:)` does.
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
-        let container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
+        var container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
         let latitude = try container.decodeIfPresent(.latitude, .latitude)
         let longitude = try container.decodeIfPresent(.longitude, .longitude)
         guard (latitude == nil) == (longitude == nil) else { throw WireJSON.Fallback() }

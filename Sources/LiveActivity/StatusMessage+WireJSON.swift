@@ -5,7 +5,7 @@ import Foundation
 extension StatusMessage: WireJSONDecodable {
     /// Reads and checks a status as `init(from:)` does.
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
-        let container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
+        var container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
         try container.check(.schema, .equal(to: Self.schema))
         let device = try container.decode(DeviceID.self, forKey: .device)
         let state = try container.decode(State.self, forKey: .state)

@@ -78,21 +78,34 @@ public struct TopicTree: Hashable, Sendable {
     /// Reads the topic's bytes: a board routes every message it receives, and splitting the topic as
     /// a `String` (by `Character`) cost about 10,000 instructions a message.
     public func route(_ topic: String) -> Route? {
-        let prefix = self.prefix.rawValue.utf8
-        let bytes = topic.utf8
-        guard bytes.starts(with: prefix),
-            let slash = bytes.index(bytes.startIndex, offsetBy: prefix.count, limitedBy: bytes.endIndex),
-            slash < bytes.endIndex, bytes[slash] == UInt8(ascii: "/")
-        else { return nil }
-        // Ids and level names are ASCII, so byte levels are the topic's levels wherever it can match.
-        let levels = bytes[bytes.index(after: slash)...].split(
-            separator: UInt8(ascii: "/"), maxSplits: 4, omittingEmptySubsequences: false)
-        guard let device = try? DeviceID(String(Substring(levels[0]))) else { return nil }
-        func level(_ index: Int, is name: String) -> Bool { levels[index].elementsEqual(name.utf8) }
+        var (topic, prefix) = (topic, prefix.rawValue)
+        return topic.withUTF8 { topic in prefix.withUTF8 { prefix in route(topic, under: prefix) } }
+    }
+
+    private func route(_ topic: UnsafeBufferPointer<UInt8>, under prefix: UnsafeBufferPointer<UInt8>) -> Route? {
+        guard topic.count > prefix.count, topic.starts(with: prefix), topic[prefix.count] == Self.separator else {
+            return nil
+        }
+        // The levels after the prefix, up to four; ids and level names are ASCII, so byte levels are
+        // the topic's levels wherever it can match.
+        var levels: [Range<Int>] = []
+        var start = prefix.count + 1
+        while levels.count < 5 {
+            let end = topic[start...].firstIndex(of: Self.separator) ?? topic.count
+            levels.append(start..<end)
+            if end == topic.count { break }
+            start = end + 1
+        }
+        func text(_ index: Int) -> String { String(decoding: topic[levels[index]], as: UTF8.self) }
+        func level(_ index: Int, is name: String) -> Bool {
+            var name = name
+            return name.withUTF8 { topic[levels[index]].elementsEqual($0) }
+        }
         func activityID(_ index: Int) -> String? {
-            let id = String(Substring(levels[index]))
+            let id = text(index)
             return Identifier.isValid(id) ? id : nil
         }
+        guard let device = try? DeviceID(text(0)) else { return nil }
         switch levels.count {
         case 2 where level(1, is: Level.status): return .status(device: device)
         case 2 where level(1, is: Level.command): return .command(device: device)
@@ -104,6 +117,8 @@ public struct TopicTree: Hashable, Sendable {
         default: return nil
         }
     }
+
+    private static let separator = UInt8(ascii: "/")
 
     private func topic(_ device: String, _ levels: String...) -> String {
         ([prefix.rawValue, device] + levels).joined(separator: "/")

@@ -31,6 +31,8 @@ extension WireJSON {
     struct Object<Key: CodingKey> {
         let document: Document
         let node: Int
+        /// Where the next search for a key starts: after the last key found (``Document/member(_:of:from:)``).
+        private var next: Int?
 
         /// The object at `node`.
         /// - Throws: ``Fallback`` when the value there is not an object.
@@ -42,36 +44,44 @@ extension WireJSON {
 
         /// The value of `key`.
         /// - Throws: ``Fallback`` when it is absent, null or not a `Value`.
-        func decode<Value: WireJSONDecodable>(_ type: Value.Type, forKey key: Key) throws(Fallback) -> Value {
-            guard let value = document.member(key.stringValue, of: node) else { throw Fallback() }
+        mutating func decode<Value: WireJSONDecodable>(_ type: Value.Type, forKey key: Key) throws(Fallback) -> Value {
+            guard let value = member(key) else { throw Fallback() }
             return try Value(json: document, at: value)
         }
 
         /// The value of `key`, or nil when it is absent or null, as `decodeIfPresent` gives.
         /// - Throws: ``Fallback`` when it is not a `Value`.
-        func decodeIfPresent<Value: WireJSONDecodable>(_ type: Value.Type, forKey key: Key) throws(Fallback) -> Value? {
-            guard let value = document.member(key.stringValue, of: node), document.nodes[value].kind != .null else {
-                return nil
-            }
+        mutating func decodeIfPresent<Value: WireJSONDecodable>(
+            _ type: Value.Type, forKey key: Key
+        ) throws(Fallback) -> Value? {
+            guard let value = member(key), document.nodes[value].kind != .null else { return nil }
             return try Value(json: document, at: value)
+        }
+
+        private mutating func member(_ key: Key) -> Int? {
+            guard let value = document.member(key.stringValue, of: node, from: next) else { return nil }
+            next = value + document.nodes[value].size
+            return value
         }
 
         /// The value of `key`, checked by `rule`.
         /// - Throws: ``Fallback`` when it is absent, not a `Value`, or breaks the rule.
-        func decode<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) -> Value {
+        mutating func decode<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) -> Value {
             try checked(decode(Value.self, forKey: key), rule)
         }
 
         /// The value of `key` when present and not null, checked by `rule`.
         /// - Throws: ``Fallback`` when it is not a `Value` or breaks the rule.
-        func decodeIfPresent<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) -> Value? {
+        mutating func decodeIfPresent<Value: WireJSONDecodable>(
+            _ key: Key, _ rule: WireRule<Value>
+        ) throws(Fallback) -> Value? {
             guard let value = try decodeIfPresent(Value.self, forKey: key) else { return nil }
             return try checked(value, rule)
         }
 
         /// Checks the value of `key`, such as the `schema`.
         /// - Throws: ``Fallback`` when it is absent, not a `Value`, or breaks the rule.
-        func check<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) {
+        mutating func check<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) {
             _ = try decode(key, rule)
         }
 

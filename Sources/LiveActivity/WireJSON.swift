@@ -41,6 +41,15 @@ enum WireJSON {
             var size = 1
             /// A string with a backslash escape, or a number with a fraction or an exponent.
             var isComplex = false
+            /// An object's keys as a Bloom filter of ``Document/keyBit(_:)``s: a key whose bit is not
+            /// set is not there, which spares the search for the optional keys a payload leaves out.
+            var keys: UInt64 = 0
+        }
+
+        /// A key's bit in its object's ``Node/keys``, from its length and its first and last bytes.
+        static func keyBit(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            let mix = key.count &* 7 &+ Int(key.first ?? 0) &+ Int(key.last ?? 0) &* 3
+            return 1 << UInt64(mix & 63)
         }
 
         /// The deepest nesting parsed; deeper documents go to `JSONDecoder`.
@@ -141,12 +150,26 @@ enum WireJSON {
                 nodes.append(Node(kind: .number, start: start, end: position, isComplex: complex))
             }
 
+            /// Moves past printable ASCII other than `"` and `\\`: nearly all of a string, in a tight loop.
+            private mutating func skipPlainCharacters() {
+                var position = self.position
+                while position < bytes.count {
+                    let byte = bytes[position]
+                    guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else {
+                        break
+                    }
+                    position += 1
+                }
+                self.position = position
+            }
+
             private mutating func parseString() throws(Fallback) {
                 position += 1
                 let start = position
                 var escaped = false
                 var ascii = true
                 while true {
+                    skipPlainCharacters()
                     guard !atEnd else { throw Fallback() }
                     let byte = bytes[position]
                     if byte == UInt8(ascii: "\"") { break }
@@ -218,8 +241,14 @@ enum WireJSON {
                         guard !atEnd, bytes[position] == UInt8(ascii: "\"") else { throw Fallback() }
                         try parseString()
                         let key = nodes.count - 1
-                        // JSONDecoder decides what escaped and repeated keys mean.
-                        guard !nodes[key].isComplex, !isRepeated(key, after: firstKey ?? key) else { throw Fallback() }
+                        // JSONDecoder decides what escaped and repeated keys mean. A key whose bit is not
+                        // set yet repeats none; only the others are compared with the keys before them.
+                        let bit = Document.keyBit(
+                            UnsafeBufferPointer(rebasing: bytes[nodes[key].start..<nodes[key].end]))
+                        guard !nodes[key].isComplex,
+                            nodes[index].keys & bit == 0 || !isRepeated(key, after: firstKey ?? key)
+                        else { throw Fallback() }
+                        nodes[index].keys |= bit
                         firstKey = firstKey ?? key
                         skipSpace()
                         guard !atEnd, bytes[position] == UInt8(ascii: ":") else { throw Fallback() }
@@ -249,27 +278,40 @@ enum WireJSON {
 
         private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Node, _ b: Node) -> Bool {
             a.end - a.start == b.end - b.start
-                && memcmp(bytes.baseAddress! + a.start, bytes.baseAddress! + b.start, a.end - a.start) == 0
+                && same(bytes.baseAddress! + a.start, UnsafeBufferPointer(rebasing: bytes[b.start..<b.end]))
+        }
+
+        /// Whether the bytes at `text` are `expected`; keys are short, and a loop beats a call to memcmp.
+        private static func same(_ text: UnsafePointer<UInt8>, _ expected: UnsafeBufferPointer<UInt8>) -> Bool {
+            for index in expected.indices where text[index] != expected[index] { return false }
+            return true
         }
 
         /// The value of the member `name` of the object at `object`, if it has that key.
-        func member(_ name: String, of object: Int) -> Int? {
+        ///
+        /// The search starts at the key node `hint` (the object's first key by default) and wraps
+        /// around: a reader that reads the keys in the order the payload has them finds each at once.
+        func member(_ name: String, of object: Int, from hint: Int? = nil) -> Int? {
             var name = name
             return name.withUTF8 { expected in
                 bytes.withUnsafeBufferPointer { bytes in
-                    var child = object + 1
-                    let end = object + nodes[object].size
-                    while child < end {
-                        let key = nodes[child]
-                        if key.end - key.start == expected.count,
-                            expected.isEmpty
-                                || memcmp(bytes.baseAddress! + key.start, expected.baseAddress!, expected.count) == 0
-                        {
-                            return child + 1
-                        }
-                        child += 1 + nodes[child + 1].size
+                    nodes.withUnsafeBufferPointer { nodes in
+                        guard nodes[object].keys & Self.keyBit(expected) != 0 else { return nil }
+                        let (first, end) = (object + 1, object + nodes[object].size)
+                        let start = hint.map { $0 < end ? $0 : first } ?? first
+                        var child = start
+                        repeat {
+                            let key = nodes[child]
+                            if key.end - key.start == expected.count,
+                                Self.same(bytes.baseAddress! + key.start, expected)
+                            {
+                                return child + 1
+                            }
+                            child += 1 + nodes[child + 1].size
+                            if child == end { child = first }
+                        } while child != start
+                        return nil
                     }
-                    return nil
                 }
             }
         }

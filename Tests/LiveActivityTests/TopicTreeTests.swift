@@ -92,6 +92,13 @@ struct TopicTreeTests {
             ("fleet/eu/van-7/cmd/other", nil),
             ("fleet/europe/van-7/status", nil),
             ("fleet/eux/van-7/status", nil),
+            ("fleet/euvan-7/status", nil),
+            ("fleet/eu//status", nil),
+            ("fleet/eu/vän/status", nil),
+            ("fleet/eu/van-7/\u{301}status", nil),
+            ("fleet/eu/van-7/activities//track", nil),
+            ("fleet/eu/van-7/activities/trip-1/track/x", nil),
+            ("fleet/eu/van-7/activities/trip-1/track/x/y", nil),
         ] as [(String, String?)])
     func route(_ topic: String, _ expected: String?) throws {
         let tree = TopicTree(prefix: try TopicPrefix("fleet/eu"))

@@ -129,6 +129,17 @@ struct WireJSONTests {
         #expect(WireJSON.decode(Envelope.self, from: bytes) == nil, "\(name)")
     }
 
+    /// Keys of the same length, first and last byte share their object's Bloom bit: they are compared,
+    /// and different keys are not duplicates.
+    @Test func keysThatShareABitAreComparedNotRefused() throws {
+        let bytes = Self.envelope(extra: #","sxq":2,"sbq":{"aa":1,"ba":2,"a":3}"#)
+        let document = try #require(WireJSON.Document(bytes))
+        let seq = try #require(document.member("seq", of: 0))
+        #expect(try document.integer(seq) as Int == 1)
+        #expect(document.member("sq", of: 0) == nil && document.member("sbx", of: 0) == nil)
+        #expect(Self.fastPath(Envelope.self, bytes))
+    }
+
     @Test func whitespaceAndUnknownKeysAreFine() {
         let spaced = Array(
             String(decoding: Self.envelope(extra: #","future":{"list":[1,2.5,"x",null,true,false,{}]}"#), as: UTF8.self)
