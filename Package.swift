@@ -38,6 +38,8 @@ let package = Package(
         ),
         // Names the calling thread for top, perf and /proc (pthread_setname_np needs _GNU_SOURCE).
         .target(name: "CThreadName"),
+        // Fixes glibc malloc's mmap threshold for the aggregator (<malloc.h> is not in Swift's Glibc module).
+        .target(name: "CMallocTuning"),
         // A value behind a pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not).
         .target(
             name: "Locking",
@@ -154,6 +156,7 @@ let package = Package(
             name: "Aggregator",
             dependencies: [
                 "Board",
+                "CMallocTuning",
                 "Interop",
                 "LiveActivity",
                 "Locking",

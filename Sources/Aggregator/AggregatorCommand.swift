@@ -124,6 +124,7 @@ public struct AggregatorCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        HeapPolicy.apply()
         let (group, session) = Self.buildServiceGroup(
             configuration: configuration, password: password, presentation: chosen,
             colours: Display.coloursWanted(environment: environment))
