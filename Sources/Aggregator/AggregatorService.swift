@@ -13,6 +13,13 @@ struct AggregatorService: Service {
     static let quietPeriod: TimeInterval = 1
     /// The longest a bootstrap may take, even while retained messages still trickle in.
     static let bootstrapLimit: TimeInterval = 30
+    /// How many messages one round of ``BoardSession/drain()`` must apply to count as a flood's.
+    static let floodRound = 32
+    /// How long the board waits after a flood's round before the next, so that the messages arriving
+    /// meanwhile are applied together rather than each waking the board (a thread switch apiece, which
+    /// cost more than applying the message); the display is at most this much later.
+    static let floodPause = Duration.milliseconds(2)
+
     /// How long the check message after the bootstrap may take to come back, seconds.
     static let checkLimit: TimeInterval = 5
 
@@ -114,8 +121,11 @@ struct AggregatorService: Service {
             to: [topics.allStatus, topics.allActivities] + ownTracks + [sentinel], transform: session.receive)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                // One element per message; each round applies everything that came meanwhile.
-                for await _ in messages { session.drain() }
+                // One element per message; each round applies everything that came meanwhile. After a
+                // round that found a flood's worth, the next waits a moment for more.
+                for await _ in messages {
+                    if session.drain() >= Self.floodRound { try await Task.sleep(for: Self.floodPause) }
+                }
             }
             group.addTask {
                 while !session.isQuiet(subscribedAt: subscribedAt, quiet: Self.quietPeriod, limit: Self.bootstrapLimit)

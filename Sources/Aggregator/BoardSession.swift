@@ -159,7 +159,10 @@ final class BoardSession: Sendable {
     /// happens outside the state's lock, so a frame never waits for JSON; taking a chunk at a time
     /// (decoded envelopes take several times their payload's memory) lets messages that arrive
     /// meanwhile wait in the inbox, one per topic, rather than beside a whole round taken out of it.
-    func drain() {
+    /// - Returns: how many messages it applied.
+    @discardableResult
+    func drain() -> Int {
+        var applied = 0
         while true {
             let (entries, emptied, sentinel, check) = inbox.withLock { inbox in
                 let entries = inbox.mailbox.take(upTo: Self.drainChunk)
@@ -170,6 +173,7 @@ final class BoardSession: Sendable {
                 }
                 return (entries, true, inbox.sentinel, inbox.check)
             }
+            applied += entries.count
             if !entries.isEmpty {
                 apply(entries.map { (decoder.decode(topic: $0.topic, payload: $0.payload), $0.superseded) })
             }
@@ -177,7 +181,7 @@ final class BoardSession: Sendable {
             if check {
                 complete(reason: "the check came back without the sentinel before it") { $0.quietPeriodEnded() }
             }
-            if emptied { return }
+            if emptied { return applied }
         }
     }
 

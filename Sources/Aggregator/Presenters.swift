@@ -182,6 +182,9 @@ extension BoardSession {
         }
     }
 
+    /// The most lines ``follow(_:format:)`` writes at once.
+    static let linesPerWrite = 256
+
     /// Streams every change as a line until cancelled: rows added, updated and removed, devices whose
     /// status or health changed, rows whose state changed with time (stale, checked once a second),
     /// and a `summary` line when the bootstrap was truncated or, checked once a second, when updates
@@ -267,11 +270,17 @@ extension BoardSession {
                     return lines
                 }
                 lastSecond = second
-                guard !lines.isEmpty else { continue }
-                var text = ""
-                text.reserveCapacity(lines.count * 512)
-                for line in lines { text += line.text(format, now: now) + "\n" }
-                Terminal.write(text)
+                // A flood's lines go out in writes of at most 256: buffers of 128 KiB, which malloc
+                // reuses, rather than one of megabytes mapped afresh (HeapPolicy) for each round.
+                for start in stride(from: 0, to: lines.count, by: Self.linesPerWrite) {
+                    var text = ""
+                    text.reserveCapacity(Self.linesPerWrite * 512)
+                    for line in lines[start..<min(lines.count, start + Self.linesPerWrite)] {
+                        text += line.text(format, now: now)
+                        text += "\n"
+                    }
+                    Terminal.write(text)
+                }
             }
         }
     }

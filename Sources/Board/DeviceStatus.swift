@@ -39,6 +39,13 @@ public struct DeviceStatus: Hashable, Sendable {
         let seen = min(date, now)
         if lastSeen.map({ seen > $0 }) ?? true { lastSeen = seen }
     }
+
+    /// Notes an envelope's latest time (its `timestamp` or fix time) received at `now`, and how far
+    /// ahead of `now` it was.
+    mutating func noteEnvelope(at date: Date, now: Date) {
+        noteSeen(date, now: now)
+        ahead = max(0, date.timeIntervalSince(now))
+    }
 }
 
 /// What is wrong with a device, from its status and what the board sees of its messages.

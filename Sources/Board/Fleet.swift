@@ -165,13 +165,11 @@ public struct Fleet: Sendable {
 
     /// Notes when the device of `row` reported, and how far ahead of the board's clock.
     private mutating func noteSeen(_ row: ActivityRow, now: Date) {
-        let device = row.key.device
-        if devices[device] == nil { orderRevision += 1 }
-        var status = devices[device] ?? DeviceStatus()
+        let known = devices.count
         let latest = max(row.timestamp, row.content.fixTime ?? row.timestamp)
-        status.noteSeen(latest, now: now)
-        status.ahead = max(0, latest.timeIntervalSince(now))
-        devices[device] = status
+        // In place: one hash lookup for every envelope.
+        devices[row.key.device, default: DeviceStatus()].noteEnvelope(at: latest, now: now)
+        if devices.count != known { orderRevision += 1 }
     }
 
     /// A warning naming the devices two agents share, nil when there is none.
@@ -209,11 +207,15 @@ public struct Fleet: Sendable {
     /// The health of `device`: its status's, whether two agents share it, whether a row of it was resynchronised.
     public func health(of device: DeviceID) -> DeviceHealth {
         guard let status = devices[device] else { return DeviceHealth(DeviceStatus()) }
-        // Per row of every frame: no sorted copy of the device's activities.
-        let resynced = (activitiesByDevice[device] ?? []).contains {
-            rows[ActivityKey(device: device, activity: $0)]?.resyncedAt != nil
-        }
-        return DeviceHealth(status, duplicate: duplicatedDevices.contains(device), resynced: resynced)
+        // Per row of every frame and every `--follow` line: no sorted copy of the device's activities,
+        // and no look at them at all while no row was ever resynchronised.
+        let resynced =
+            resyncCount > 0
+            && (activitiesByDevice[device] ?? []).contains {
+                rows[ActivityKey(device: device, activity: $0)]?.resyncedAt != nil
+            }
+        return DeviceHealth(
+            status, duplicate: !duplicatedDevices.isEmpty && duplicatedDevices.contains(device), resynced: resynced)
     }
 
     /// The state of a row at `now`.
@@ -269,7 +271,7 @@ public struct Fleet: Sendable {
         var row = new
         if let old = rows[key] {
             if row.seq > old.seq {
-                heldBack[key] = nil
+                if !heldBack.isEmpty { heldBack[key] = nil }
                 let gap = row.seq - old.seq - 1
                 let allowed = max(
                     1000, row.timestamp.timeIntervalSince(old.timestamp) * Self.plausibleEnvelopesPerSecond)
@@ -314,7 +316,11 @@ public struct Fleet: Sendable {
             if recentAlerts.count > Self.recentAlertLimit { recentAlerts.removeLast() }
         }
         rows[key] = row
-        if row.event == .end { ended.insert(key) } else { ended.remove(key) }
+        if row.event == .end {
+            ended.insert(key)
+        } else if !ended.isEmpty {
+            ended.remove(key)
+        }
         revision += 1
         return .updated(key)
     }
