@@ -49,20 +49,52 @@ public struct JSONObject: Hashable, Sendable {
 
 /// JSON text written as UTF-8 bytes: the one writer of the board's lines (``JSONObject``, the activity
 /// line of ``SortedJSONWriter``). Appending to a `String` cost about 60,000 instructions an activity
-/// line (callgrind), a literal or a number at a time through string interpolation; bytes cost a
-/// fraction of that.
-struct JSONText {
-    private var bytes: [UInt8] = []
+/// line (callgrind), a literal or a number at a time through string interpolation, and appending to an
+/// array still 15,000 (a uniqueness check and a call to memcpy for every piece); a buffer of its own
+/// costs a few instructions a byte.
+struct JSONText: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
 
     init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(64, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
     }
 
     /// The text written so far.
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    /// Makes room for `more` bytes.
+    private mutating func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        let grown = max(capacity * 2, count + more)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        (base, capacity) = (moved, grown)
+    }
+
+    private mutating func append(byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func append(bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        for byte in bytes {
+            base[count] = byte
+            count += 1
+        }
+    }
 
     mutating func append(_ literal: StaticString) {
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(bytes: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     mutating func append(value: JSONValue) {
@@ -94,21 +126,27 @@ struct JSONText {
     }
 
     mutating func append(int value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(byte: UInt8(ascii: "-")) }
         appendDigits(of: value.magnitude)
     }
 
     /// The decimal digits of `value`, at least `width` of them (zeros in front).
     private mutating func appendDigits(of value: UInt, width: Int = 1) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var (value, index) = (value, buffer.count)
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            } while value > 0 || buffer.count - index < width
-            bytes.append(contentsOf: buffer[index...])
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
         }
+        digits = max(digits, width)
+        reserve(digits)
+        var (remaining, index) = (value, count + digits)
+        while index > count {
+            index -= 1
+            base[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+        }
+        count += digits
     }
 
     /// A finite number as `Double.description` writes it (the shortest digits that read back as the
@@ -118,14 +156,14 @@ struct JSONText {
         guard number.isFinite else { return append("null") }
         let magnitude = number.magnitude
         if magnitude < 0x1p53, magnitude == magnitude.rounded(.towardZero) {
-            if number.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+            if number.sign == .minus { append(byte: UInt8(ascii: "-")) }
             return appendDigits(of: UInt(magnitude))
         }
         if magnitude >= 1e-3, magnitude < 1e15, appendShortDecimal(number) { return }
         var text = number.description
         text.withUTF8 { text in
             let integral = text.count > 2 && text[text.count - 2] == UInt8(ascii: ".") && text.last == UInt8(ascii: "0")
-            bytes.append(contentsOf: integral ? UnsafeBufferPointer(rebasing: text.dropLast(2)) : text)
+            append(bytes: integral ? UnsafeBufferPointer(rebasing: text.dropLast(2)) : text)
         }
     }
 
@@ -143,9 +181,9 @@ struct JSONText {
             // Another decimal of as many digits could read back the same: leave it to `description`.
             guard number.ulp * scale < 1 else { return false }
             let power = UInt(scale)
-            if number.sign == .minus { bytes.append(UInt8(ascii: "-")) }
+            if number.sign == .minus { append(byte: UInt8(ascii: "-")) }
             appendDigits(of: UInt(scaled) / power)
-            bytes.append(UInt8(ascii: "."))
+            append(byte: UInt8(ascii: "."))
             appendDigits(of: UInt(scaled) % power, width: digits)
             return true
         }
@@ -153,33 +191,42 @@ struct JSONText {
     }
 
     mutating func append(string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case 0x08: append("\\b")
-            case 0x0C: append("\\f")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            case UInt8(ascii: "\t"): append("\\t")
-            case 0..<0x20:
-                let hex: StaticString = "0123456789abcdef"
-                append("\\u00")
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
+        append(byte: UInt8(ascii: "\""))
+        if string.utf8.withContiguousStorageIfAvailable({ append(escaping: $0) }) == nil {
+            for byte in string.utf8 { append(escaping: byte) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
+    }
+
+    private mutating func append(escaping bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        for byte in bytes { append(escaping: byte) }
+    }
+
+    private mutating func append(escaping byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): append("\\\"")
+        case UInt8(ascii: "\\"): append("\\\\")
+        case 0x08: append("\\b")
+        case 0x0C: append("\\f")
+        case UInt8(ascii: "\n"): append("\\n")
+        case UInt8(ascii: "\r"): append("\\r")
+        case UInt8(ascii: "\t"): append("\\t")
+        case 0..<0x20:
+            let hex: StaticString = "0123456789abcdef"
+            append("\\u00")
+            append(byte: hex.utf8Start[Int(byte >> 4)])
+            append(byte: hex.utf8Start[Int(byte & 0xF)])
+        default: append(byte: byte)
+        }
     }
 }
 
 /// A JSON object written member by member in the order given, which must be the keys' sorted order:
 /// the board's most frequent line (an activity) without a dictionary to fill and sort (a third of
 /// its cost). Writes what ``JSONObject`` writes for the same members.
-struct SortedJSONWriter {
-    private var text = JSONText(capacity: 0)
+struct SortedJSONWriter: ~Copyable {
+    private var text: JSONText
     private var first = true
 
     init(capacity: Int) {
