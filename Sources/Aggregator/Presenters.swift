@@ -211,77 +211,89 @@ extension BoardSession {
                 try Task.checkCancellation()
                 let now = clock.now
                 let second = Int(now.timeIntervalSince1970)
-                let lines = withState { state -> [FollowLine] in
-                    var lines: [FollowLine] = []
-                    let changes = state.takeChanges()
-                    func note(_ row: ActivityRow, _ change: String) {
-                        let rowState = state.fleet.state(of: row, at: now)
-                        lastStates[row.key] = rowState
-                        lines.append(
-                            .row(
-                                row, rowState, change: change, status: state.fleet.devices[row.key.device],
-                                health: state.fleet.health(of: row.key.device)))
-                    }
-                    for change in changes {
-                        switch change {
-                        case .updated(let key), .removed(let key):
-                            if let row = state.fleet.rows[key] {
-                                note(row, "updated")
-                            } else if lastStates.removeValue(forKey: key) != nil {
+                let changes = withState { $0.takeChanges() }
+                // A flood's changes become lines a write's worth at a time: arrays and buffers of
+                // 100-200 KiB, which malloc reuses, rather than megabytes mapped afresh (HeapPolicy).
+                var start = 0
+                repeat {
+                    let chunk = changes[start..<min(changes.count, start + Self.linesPerWrite)]
+                    start = chunk.endIndex
+                    let last = start == changes.count
+                    let lines = withState { state -> [FollowLine] in
+                        var lines: [FollowLine] = []
+                        func note(_ row: ActivityRow, _ change: String) {
+                            let rowState = state.fleet.state(of: row, at: now)
+                            lastStates[row.key] = rowState
+                            lines.append(
+                                .row(
+                                    row, rowState, change: change, status: state.fleet.devices[row.key.device],
+                                    health: state.fleet.health(of: row.key.device)))
+                        }
+                        for change in chunk {
+                            switch change {
+                            case .updated(let key), .removed(let key):
+                                if let row = state.fleet.rows[key] {
+                                    note(row, "updated")
+                                } else if lastStates.removeValue(forKey: key) != nil {
+                                    lines.append(
+                                        .text(
+                                            format == .json
+                                                ? BoardJSON.removed(key) : PlainText.removed(key, now: now)))
+                                }
+                            case .status(let device):
                                 lines.append(
                                     .text(
                                         format == .json
-                                            ? BoardJSON.removed(key) : PlainText.removed(key, now: now)))
+                                            ? BoardJSON.device(device, fleet: state.fleet, change: "status")
+                                            : PlainText.device(device, fleet: state.fleet, now: now)))
+                                for key in state.fleet.activities(of: device) {
+                                    guard let row = state.fleet.rows[key] else { continue }
+                                    note(row, "state")
+                                }
+                            case .rejected, .unchanged:
+                                continue
                             }
-                        case .status(let device):
+                        }
+                        guard last else { return lines }
+                        if second != lastSecond {
+                            for row in state.fleet.rows.values
+                            where lastStates[row.key] != state.fleet.state(of: row, at: now) {
+                                note(row, "state")
+                            }
+                        }
+                        let losses = (missed: state.fleet.missedCount, dropped: state.dropped)
+                        let lossesGrew = second != lastSecond && losses != reportedLosses
+                        let warning = state.bootstrap.warning
+                        if (warning != nil && !reportedWarning) || lossesGrew {
+                            reportedWarning = reportedWarning || warning != nil
+                            reportedLosses = losses
                             lines.append(
                                 .text(
                                     format == .json
-                                        ? BoardJSON.device(device, fleet: state.fleet, change: "status")
-                                        : PlainText.device(device, fleet: state.fleet, now: now)))
-                            for key in state.fleet.activities(of: device) {
-                                guard let row = state.fleet.rows[key] else { continue }
-                                note(row, "state")
-                            }
-                        case .rejected, .unchanged:
-                            continue
+                                        ? BoardJSON.summary(
+                                            state.fleet, now: now, warning: warning, dropped: losses.dropped)
+                                        : PlainText.summary(
+                                            state.fleet, now: now, warning: warning, dropped: losses.dropped)))
                         }
+                        return lines
                     }
-                    if second != lastSecond {
-                        for row in state.fleet.rows.values
-                        where lastStates[row.key] != state.fleet.state(of: row, at: now) {
-                            note(row, "state")
-                        }
-                    }
-                    let losses = (missed: state.fleet.missedCount, dropped: state.dropped)
-                    let lossesGrew = second != lastSecond && losses != reportedLosses
-                    let warning = state.bootstrap.warning
-                    if (warning != nil && !reportedWarning) || lossesGrew {
-                        reportedWarning = reportedWarning || warning != nil
-                        reportedLosses = losses
-                        lines.append(
-                            .text(
-                                format == .json
-                                    ? BoardJSON.summary(
-                                        state.fleet, now: now, warning: warning, dropped: losses.dropped)
-                                    : PlainText.summary(
-                                        state.fleet, now: now, warning: warning, dropped: losses.dropped)))
-                    }
-                    return lines
-                }
+                    Self.write(lines, format: format, now: now)
+                } while start < changes.count
                 lastSecond = second
-                // A flood's lines go out in writes of at most 256: buffers of 128 KiB, which malloc
-                // reuses, rather than one of megabytes mapped afresh (HeapPolicy) for each round.
-                for start in stride(from: 0, to: lines.count, by: Self.linesPerWrite) {
-                    var text = ""
-                    text.reserveCapacity(Self.linesPerWrite * 512)
-                    for line in lines[start..<min(lines.count, start + Self.linesPerWrite)] {
-                        text += line.text(format, now: now)
-                        text += "\n"
-                    }
-                    Terminal.write(text)
-                }
             }
+        }
+    }
+
+    /// Writes `lines`, at most ``linesPerWrite`` a write.
+    private static func write(_ lines: [FollowLine], format: FollowFormat, now: Date) {
+        for start in stride(from: 0, to: lines.count, by: linesPerWrite) {
+            var text = ""
+            text.reserveCapacity(linesPerWrite * 512)
+            for line in lines[start..<min(lines.count, start + linesPerWrite)] {
+                text += line.text(format, now: now)
+                text += "\n"
+            }
+            Terminal.write(text)
         }
     }
 
