@@ -36,6 +36,16 @@ let package = Package(
         benchmarks("LocationBenchmarks", using: ["Location"]),
         benchmarks("LiveActivityBenchmarks", using: ["LiveActivity"]),
         benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity"]),
+        // The board's decode, apply and `--follow --json` line of scripts/bench's flood on one thread, for
+        // callgrind's instruction counts (docs/benchmarks.md, "Aggregator: ingest").
+        .executableTarget(
+            name: "BoardReplay",
+            dependencies: [
+                .product(name: "Board", package: "Myeline"),
+                .product(name: "LiveActivity", package: "Myeline"),
+            ],
+            path: "Sources/BoardReplay"
+        ),
         // Replays a file through Location's FileSource at maximum speed and prints its peak resident
         // memory (the GPX reader's figure in docs/benchmarks.md); also writes the 100 MB GPX it reads.
         .executableTarget(

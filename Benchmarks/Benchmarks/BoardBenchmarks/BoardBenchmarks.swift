@@ -48,6 +48,22 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The network thread's part of every message, filed under its topic, and the board's taking it: 10,000
+    // topics received in turn, taken 256 at a time whenever all wait (as under a flood the board keeps up with).
+    let topics = (0..<10_000).map { SampleEnvelope.topic(device: SampleEnvelope.device($0)) }
+    Benchmark("Board mailbox: Mailbox.put, 10000 topics", configuration: .myeline(scalingFactor: .kilo)) {
+        benchmark in
+        var mailbox = Mailbox<[UInt8]>()
+        var next = 0
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                mailbox.put(topic: topics[next], payload: payload)
+                next = next == topics.count - 1 ? 0 : next + 1
+                if mailbox.count >= topics.count { blackHole(mailbox.take(upTo: 256)) }
+            }
+        }
+    }
+
     for size in [100, 1_000, 10_000] {
         var rows = Fleet()
         Benchmark(

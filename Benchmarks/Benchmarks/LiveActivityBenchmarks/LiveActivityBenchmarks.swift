@@ -26,6 +26,19 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // What a board's bootstrap brings for every device, beside its envelopes.
+    let status = Array(
+        try! WireCodec.encode(
+            StatusMessage.online(
+                device: try! DeviceID("van-7"), since: SampleEnvelope.now, dropped: 12, instance: "4f1c9a2e")))
+    Benchmark("Status decode: WireCodec.decode", configuration: .myeline()) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(try! WireCodec.decode(StatusMessage.self, from: status))
+            }
+        }
+    }
+
     Benchmark("Activity state machine step: ActivityStateMachine.update", configuration: .myeline(scalingFactor: .kilo))
     { benchmark in
         let start = SampleEnvelope.now
