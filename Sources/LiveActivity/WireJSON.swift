@@ -55,32 +55,70 @@ enum WireJSON {
         /// The deepest nesting parsed; deeper documents go to `JSONDecoder`.
         static let maximumDepth = 32
 
-        let bytes: [UInt8]
-        let nodes: [Node]
+        /// The payload's bytes and its nodes, in memory the document owns: a decode reads them a few
+        /// hundred times, and through arrays every read retained and released their storage.
+        let bytes: UnsafeBufferPointer<UInt8>
+        let nodes: UnsafeBufferPointer<Node>
 
-        /// Parses `bytes`; nil unless they are one well-formed JSON value in valid UTF-8 with no
+        /// Parses `payload`; nil unless it is one well-formed JSON value in valid UTF-8 with no
         /// duplicate or escaped object keys.
-        init?(_ bytes: [UInt8]) {
-            let parsed = bytes.withUnsafeBufferPointer { buffer -> [Node]? in
-                var parser = Parser(bytes: buffer)
-                guard (try? parser.parseValue(depth: 0)) != nil else { return nil }
-                parser.skipSpace()
-                return parser.position == buffer.count ? parser.nodes : nil
+        init?(_ payload: [UInt8]) {
+            let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: payload.count)
+            _ = bytes.initialize(from: payload)
+            var parser = Parser(bytes: UnsafeBufferPointer(bytes))
+            let parsed = (try? parser.parseValue(depth: 0)) != nil
+            parser.skipSpace()
+            guard parsed, parser.position == bytes.count else {
+                bytes.deallocate()
+                parser.nodes.deallocate()
+                return nil
             }
-            guard let parsed else { return nil }
-            self.bytes = bytes
-            self.nodes = parsed
+            self.bytes = UnsafeBufferPointer(bytes)
+            self.nodes = parser.nodes.buffer
+        }
+
+        deinit {
+            bytes.deallocate()
+            nodes.deallocate()
+        }
+
+        /// The nodes a parser appends, in memory it owns until a document takes it.
+        private struct NodeList {
+            private var base = UnsafeMutablePointer<Node>.allocate(capacity: 48)
+            private var capacity = 48
+            private(set) var count = 0
+
+            var buffer: UnsafeBufferPointer<Node> { UnsafeBufferPointer(start: base, count: count) }
+
+            mutating func append(_ node: Node) {
+                if count == capacity {
+                    let grown = UnsafeMutablePointer<Node>.allocate(capacity: capacity * 2)
+                    grown.moveInitialize(from: base, count: count)
+                    base.deallocate()
+                    (base, capacity) = (grown, capacity * 2)
+                }
+                (base + count).initialize(to: node)
+                count += 1
+            }
+
+            subscript(index: Int) -> Node {
+                get { base[index] }
+                nonmutating set { base[index] = newValue }
+            }
+
+            func deallocate() {
+                base.deallocate()
+            }
         }
 
         /// Reads the bytes once, front to back, into nodes.
         private struct Parser {
             let bytes: UnsafeBufferPointer<UInt8>
             var position = 0
-            var nodes: [Node] = []
+            var nodes = NodeList()
 
             init(bytes: UnsafeBufferPointer<UInt8>) {
                 self.bytes = bytes
-                nodes.reserveCapacity(48)
             }
 
             private var atEnd: Bool { position >= bytes.count }
@@ -294,25 +332,19 @@ enum WireJSON {
         func member(_ name: String, of object: Int, from hint: Int? = nil) -> Int? {
             var name = name
             return name.withUTF8 { expected in
-                bytes.withUnsafeBufferPointer { bytes in
-                    nodes.withUnsafeBufferPointer { nodes in
-                        guard nodes[object].keys & Self.keyBit(expected) != 0 else { return nil }
-                        let (first, end) = (object + 1, object + nodes[object].size)
-                        let start = hint.map { $0 < end ? $0 : first } ?? first
-                        var child = start
-                        repeat {
-                            let key = nodes[child]
-                            if key.end - key.start == expected.count,
-                                Self.same(bytes.baseAddress! + key.start, expected)
-                            {
-                                return child + 1
-                            }
-                            child += 1 + nodes[child + 1].size
-                            if child == end { child = first }
-                        } while child != start
-                        return nil
+                guard nodes[object].keys & Self.keyBit(expected) != 0 else { return nil }
+                let (first, end) = (object + 1, object + nodes[object].size)
+                let start = hint.map { $0 < end ? $0 : first } ?? first
+                var child = start
+                repeat {
+                    let key = nodes[child]
+                    if key.end - key.start == expected.count, Self.same(bytes.baseAddress! + key.start, expected) {
+                        return child + 1
                     }
-                }
+                    child += 1 + nodes[child + 1].size
+                    if child == end { child = first }
+                } while child != start
+                return nil
             }
         }
 
@@ -355,19 +387,15 @@ enum WireJSON {
                 case UInt8(ascii: "r"): scalars.append("\r")
                 case UInt8(ascii: "t"): scalars.append("\t")
                 case UInt8(ascii: "u"):
-                    guard
-                        var value = bytes.withUnsafeBufferPointer({
-                            Self.hexValue(UnsafeBufferPointer(rebasing: $0[position..<(position + 4)]))
-                        })
+                    guard var value = Self.hexValue(UnsafeBufferPointer(rebasing: bytes[position..<(position + 4)]))
                     else { throw Fallback() }
                     position += 4
                     if (0xD800...0xDBFF).contains(value) {
                         // A high surrogate must be followed by an escaped low one.
                         guard position + 6 <= node.end, bytes[position] == UInt8(ascii: "\\"),
                             bytes[position + 1] == UInt8(ascii: "u"),
-                            let low = bytes.withUnsafeBufferPointer({
-                                Self.hexValue(UnsafeBufferPointer(rebasing: $0[(position + 2)..<(position + 6)]))
-                            }),
+                            let low = Self.hexValue(
+                                UnsafeBufferPointer(rebasing: bytes[(position + 2)..<(position + 6)])),
                             (0xDC00...0xDFFF).contains(low)
                         else { throw Fallback() }
                         value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
@@ -407,49 +435,47 @@ enum WireJSON {
         /// every number on the wire qualifies (`1700000060.123`, `52.520008`); nil for the others, which
         /// `strtod` reads. Parsing through a `String` cost about 600 instructions a number.
         func exactDouble(_ node: Node) -> Double? {
-            bytes.withUnsafeBufferPointer { bytes -> Double? in
-                var position = node.start
-                let negative = bytes[position] == UInt8(ascii: "-")
-                if negative { position += 1 }
-                var significand: UInt64 = 0
-                var digits = 0
-                var exponent = 0
-                var fraction = false
-                // The grammar was checked when parsed: digits, an optional fraction, an optional exponent.
-                while position < node.end {
-                    let byte = bytes[position]
-                    if byte == UInt8(ascii: ".") {
-                        fraction = true
-                    } else if byte | 0x20 == UInt8(ascii: "e") {
-                        break
-                    } else {
-                        significand = significand &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
-                        if significand != 0 { digits += 1 }
-                        if fraction { exponent -= 1 }
-                        guard digits <= 19 else { return nil }
-                    }
-                    position += 1
+            var position = node.start
+            let negative = bytes[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            var significand: UInt64 = 0
+            var digits = 0
+            var exponent = 0
+            var fraction = false
+            // The grammar was checked when parsed: digits, an optional fraction, an optional exponent.
+            while position < node.end {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ".") {
+                    fraction = true
+                } else if byte | 0x20 == UInt8(ascii: "e") {
+                    break
+                } else {
+                    significand = significand &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+                    if significand != 0 { digits += 1 }
+                    if fraction { exponent -= 1 }
+                    guard digits <= 19 else { return nil }
                 }
-                if position < node.end {
-                    position += 1
-                    let sign = bytes[position] == UInt8(ascii: "-") ? -1 : 1
-                    if bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "+") { position += 1 }
-                    guard node.end - position <= 4 else { return nil }
-                    var value = 0
-                    while position < node.end {
-                        value = value * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
-                        position += 1
-                    }
-                    exponent += sign * value
-                }
-                guard significand <= 1 << 53 else { return nil }
-                var value = Double(significand)
-                if significand != 0 {
-                    guard (-22...22).contains(exponent) else { return nil }
-                    value = exponent < 0 ? value / Self.powersOfTen[-exponent] : value * Self.powersOfTen[exponent]
-                }
-                return negative ? -value : value
+                position += 1
             }
+            if position < node.end {
+                position += 1
+                let sign = bytes[position] == UInt8(ascii: "-") ? -1 : 1
+                if bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "+") { position += 1 }
+                guard node.end - position <= 4 else { return nil }
+                var value = 0
+                while position < node.end {
+                    value = value * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
+                    position += 1
+                }
+                exponent += sign * value
+            }
+            guard significand <= 1 << 53 else { return nil }
+            var value = Double(significand)
+            if significand != 0 {
+                guard (-22...22).contains(exponent) else { return nil }
+                value = exponent < 0 ? value / Self.powersOfTen[-exponent] : value * Self.powersOfTen[exponent]
+            }
+            return negative ? -value : value
         }
 
         func integer<Value: FixedWidthInteger>(_ index: Int) throws(Fallback) -> Value {
