@@ -36,13 +36,14 @@ enum MosquittoCallbacks {
         }
         mosquitto_log_callback_set(handle) { _, user, level, text in
             guard let text else { return }
-            let line = String(cString: text)
             let context = clientContext(user)
             if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
+                let line = String(cString: text)
                 context.recordLibraryError(line)
                 context.logger.debug("mqtt.library", metadata: ["mqtt.log": "\(line)"])
             } else {
-                context.logger.trace("mqtt.library", metadata: ["mqtt.log": "\(line)"])
+                // libmosquitto logs every packet at this level: the line is made only when traced.
+                context.logger.trace("mqtt.library", metadata: ["mqtt.log": "\(String(cString: text))"])
             }
         }
     }
