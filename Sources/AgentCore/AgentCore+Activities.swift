@@ -193,8 +193,11 @@ extension AgentCore {
             }
         }
         var changed: [Record] = []
+        var milestones: Set<String> = []
         for index in trips.indices where trips[index].unsaved {
             trips[index].unsaved = false
+            if trips[index].milestone { milestones.insert(trips[index].id) }
+            trips[index].milestone = false
             do {
                 changed.append(try record(of: trips[index], now: now))
                 records.insert(trips[index].id)
@@ -204,7 +207,7 @@ extension AgentCore {
         }
         if !changed.isEmpty || !batch.points.isEmpty {
             persisting = batch.points.count
-            batch.actions.append(.persist(points: batch.points, activities: changed))
+            batch.actions.append(.persist(points: batch.points, activities: changed, milestones: milestones))
             if !batch.points.isEmpty { batch.actions.append(.deliverPoints) }
             batch.points = []
         }
@@ -250,6 +253,7 @@ extension AgentCore {
             let changes = try trips[index].model.end(final, dismissalPolicy: policy, now: now)
             trips[index].dismissalDate = policy.dismissalDate(endedAt: now)
             trips[index].unsaved = true
+            trips[index].milestone = true
             for case .event(let event) in changes { batch.envelopes += outgoing(event, now: now) }
         } catch {
             batch.log(.error, "Cannot end the activity", ["error": error.message])

@@ -70,7 +70,10 @@ public struct AgentCore: Sendable {
     public enum Action: Hashable, Sendable {
         /// Append these track points to the outbox and save these activities' records, before
         /// anything after this action is published; then report ``Event/persisted(failure:dropped:)``.
-        case persist(points: [TrackPointEntry], activities: [Record])
+        /// `milestones` are the activities whose change is one a power cut must not lose
+        /// (started, resumed, ended, paused or resumed by an intent): the storage writes them to
+        /// the device at its next commit rather than only when it renews their seqs.
+        case persist(points: [TrackPointEntry], activities: [Record], milestones: Set<String>)
         /// Publish a message (queued; the queue keeps the order and keeps only the newest of
         /// replaceable ones waiting, ``Outgoing/isReplaceable``).
         case publish(Outgoing)

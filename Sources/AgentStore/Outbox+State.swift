@@ -267,7 +267,7 @@ extension Outbox {
         }
 
         /// Up to `max` undelivered records from index `start` (at least ``head``) on, in order.
-        private func records(from start: UInt64, max: Int) throws(AgentStoreError) -> [OutboxRecord] {
+        func records(from start: UInt64, max: Int) throws(AgentStoreError) -> [OutboxRecord] {
             try checkOpen()
             let limit = Swift.min(Swift.max(0, max), Int(tail - start))
             var result: [OutboxRecord] = []
@@ -333,6 +333,12 @@ extension Outbox {
                 segments.removeFirst()
             }
             try FileIO.syncDirectory(directory)
+        }
+
+        /// Writes the cursor now, if it changed.
+        mutating func writeCursor() throws(AgentStoreError) {
+            try checkOpen()
+            try writeCursorIfChanged()
         }
 
         private mutating func writeCursorIfChanged() throws(AgentStoreError) {

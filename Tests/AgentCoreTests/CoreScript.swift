@@ -126,14 +126,21 @@ extension Array where Element == AgentCore.Action {
     /// The records saved.
     var savedRecords: [AgentCore.Record] {
         flatMap { action -> [AgentCore.Record] in
-            if case .persist(_, let records) = action { records } else { [] }
+            if case .persist(_, let records, _) = action { records } else { [] }
+        }
+    }
+
+    /// The activities whose saved change is a milestone.
+    var milestones: Set<String> {
+        reduce(into: []) { milestones, action in
+            if case .persist(_, _, let more) = action { milestones.formUnion(more) }
         }
     }
 
     /// The track points appended to the outbox.
     var points: [AgentCore.TrackPointEntry] {
         flatMap { action -> [AgentCore.TrackPointEntry] in
-            if case .persist(let points, _) = action { points } else { [] }
+            if case .persist(let points, _, _) = action { points } else { [] }
         }
     }
 

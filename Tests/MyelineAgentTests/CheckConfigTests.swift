@@ -72,6 +72,9 @@ struct CheckConfigTests {
             updates.stale-after           90 s                         3 x updates.heartbeat
             updates.no-fix-grace          30 s                         default
             outbox.capacity               100000 points                default
+            storage.durability            interval                     default
+            storage.sync-interval         5 s                          default
+            storage.spool-directory       in memory                    default
             alerts.geofences              depot:52.52:13.405:150       FILE
             alerts.overspeed.threshold    33.3 m/s                     FILE
             alerts.overspeed.duration     5 s                          default

@@ -80,8 +80,8 @@ struct ControlLoop: Service, CustomStringConvertible {
         var finish: Finish?
         while let action = queue.popFirst() {
             switch action {
-            case .persist(let points, let records):
-                let (failure, dropped) = await storage.persist(points: points, records: records)
+            case .persist(let points, let records, let milestones):
+                let (failure, dropped) = await storage.persist(points: points, records: records, milestones: milestones)
                 queue += core.handle(.persisted(failure: failure, dropped: dropped), now: clock.now, uptime: uptime)
             case .publish(let message):
                 sender.enqueue(message)
