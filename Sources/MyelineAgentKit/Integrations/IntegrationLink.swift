@@ -66,13 +66,20 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     /// waiting replaces an older one.
     func send(_ fix: LocationFix) {
         if configuration.ownTracks.enabled {
-            let step = pacing.withLock {
-                $0.receive(location(fix, trigger: OwnTracksLocation.Trigger.timer), now: .now)
-            }
+            let location = location(fix, trigger: OwnTracksLocation.Trigger.timer)
+            pace { $0.receive(location, now: .now) }
+        }
+        if configuration.homeAssistant.enabled { continuation.yield(fix) }
+    }
+
+    /// Runs one step of the pacing and queues what it releases for ``publishLocations(_:)``, under
+    /// the pacing's lock, so that the queue's order is the order of release.
+    private func pace(_ step: (inout OwnTracksPacing) -> OwnTracksPacing.Step) {
+        pacing.withLock { pacing in
+            let step = step(&pacing)
             if let location = step.publish { locationsContinuation.yield(location) }
             if let due = step.flushAt { flushesContinuation.yield(due) }
         }
-        if configuration.homeAssistant.enabled { continuation.yield(fix) }
     }
 
     private var discovery: HomeAssistantDiscovery {
@@ -115,16 +122,21 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
                 if ownTracks.enabled {
                     let commands = try await client.subscribe(to: [ownTracks.topic.command])
                     group.addTask { await self.answer(commands, client: client) }
-                    group.addTask { await self.publishLocations(client) }
                     group.addTask { await self.flushHeldLocations() }
                 }
+                async let locationsPublished: Void = ownTracks.enabled ? publishLocations(client) : ()
                 for await fix in fixes.cancelOnGracefulShutdown() {
                     await publish(
                         client, discovery.attributesTopic, HomeAssistantDiscovery.attributes(fix), retain: true)
                 }
                 if ownTracks.enabled, client.isConnected {
-                    // The held location first, so that the last one published is the last fix.
-                    if let last = pacing.withLock({ $0.finish() }) { await publishLocation(client, last) }
+                    // The held location goes out too, and the lwt after every location: the last
+                    // location consumers keep is the last fix. Offline, both would wait for a
+                    // connection that may never come: they are left (the broker published the
+                    // will when the connection was lost).
+                    pace { OwnTracksPacing.Step(publish: $0.finish()) }
+                    locationsContinuation.finish()
+                    await locationsPublished
                     await publish(
                         client, ownTracks.topic.location, OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
                         retain: false)
@@ -227,7 +239,8 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Publishes the locations ``OwnTracksPacing`` releases, one at a time, in order.
+    /// Publishes the locations ``OwnTracksPacing`` releases, one at a time, in order, until the
+    /// queue is finished (at graceful shutdown, after the last) or the task is cancelled.
     private func publishLocations(_ client: MQTTClient) async {
         for await location in locations { await publishLocation(client, location) }
     }
@@ -240,7 +253,7 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
             } catch {
                 return
             }
-            if let location = pacing.withLock({ $0.flush(now: .now) }) { locationsContinuation.yield(location) }
+            pace { OwnTracksPacing.Step(publish: $0.flush(now: .now)) }
         }
     }
 
