@@ -36,10 +36,14 @@ final class TestHomeAssistant: Sendable {
         let bash = try executablePath("bash", package: "bash")
         // A cold install takes about 2 minutes; a warm one returns at once.
         let output = try await runProgram(bash, [script], timeout: .seconds(600))
+        // The script's pin and this one (the docs') must agree: its environment is named after it.
         guard let environment = output.split(separator: "\n").last.map(String.init),
+            environment.hasSuffix("/homeassistant-\(version)"),
             FileManager.default.isExecutableFile(atPath: "\(environment)/bin/hass")
         else {
-            throw TestSupportError("scripts/homeassistant-env did not name an environment with bin/hass:\n\(output)")
+            throw TestSupportError(
+                "scripts/homeassistant-env did not name an environment of Home Assistant \(version) with bin/hass:\n\(output)"
+            )
         }
         return environment
     }

@@ -18,8 +18,8 @@ import ServiceLifecycle
 /// `tst`, the newest fix of each second (``OwnTracksPacing``). They are latest-wins: while the broker
 /// is unreachable only the newest location waits (a track is the Myeline track topic's job).
 ///
-/// Feed it with ``send(_:)``. Graceful shutdown: publishes the OwnTracks `lwt` (a clean stop sends
-/// no will) while connected, and returns.
+/// Feed it with ``send(_:)``. Graceful shutdown: while connected, publishes the locations still
+/// queued or held, then the OwnTracks `lwt` (a clean stop sends no will), and returns.
 final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     /// What service-lifecycle logs for this service.
     var description: String { "IntegrationLink" }
