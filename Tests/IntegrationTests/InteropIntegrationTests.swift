@@ -1,5 +1,6 @@
 import Foundation
 import Interop
+import Location
 import Logging
 import MQTT
 import TestSupport
@@ -59,6 +60,8 @@ struct InteropIntegrationTests {
                     AgentHarness.messages(observer).last { $0.topic == Self.discoveryTopics[3] })
                 let object = try #require(try JSONSerialization.jsonObject(with: attributes.data) as? [String: Any])
                 #expect(object["latitude"] is Double && object["longitude"] is Double)
+                #expect((object["gps_accuracy"] as? Double ?? 0) > 0, "an accuracy always: \(attributes.payload)")
+                #expect(!attributes.payload.contains("null"), "unknown readings are left out: \(attributes.payload)")
 
                 let automatic = try Self.ownTracks(observer)
                 #expect(!automatic.isEmpty)
@@ -69,7 +72,13 @@ struct InteropIntegrationTests {
                     }
                     #expect(location.trigger == "t")
                     #expect(location.trackerID == "V7")
+                    #expect((location.accuracy ?? 0) > 0, "an acc always: \(location)")
                 }
+                let seconds = automatic.compactMap { message -> Int? in
+                    guard case .location(let location) = message else { return nil }
+                    return location.timestamp
+                }
+                #expect(seconds == seconds.sorted() && Set(seconds).count == seconds.count, "tst repeats: \(seconds)")
 
                 // reportLocation, as OwnTracks Recorder's or Home Assistant's users send it.
                 try await AggregatorIntegrationTests.publish(
@@ -128,6 +137,55 @@ struct InteropIntegrationTests {
                 #expect(
                     remove.output.contains("removed \(Self.discoveryTopics.joined(separator: " ")) \(Self.location)"))
                 #expect(try await Self.retained(broker, Self.location) == nil)
+            }
+        }
+    }
+
+    /// A real 5 Hz receiver (150 fixes in 30 s) replayed at 5 times its pace, 25 fixes in each
+    /// second of the replay's (wall-clock) time: OwnTracks gets one location a second at most, every
+    /// `tst` greater than the one before, each with an `acc` (HDOP 0.9: 4.5 m, rounded up) and the
+    /// default `tid`; the last before the `lwt` is the capture's last fix, which OwnTracks Recorder
+    /// and the board then show as the last position.
+    @Test func ownTracksGetsTheNewestFixOfEachSecondAndTheLastFixLast() async throws {
+        let capture = URL(fileURLWithPath: AgentHarness.capture).deletingLastPathComponent()
+            .appendingPathComponent("quectel-l76k-nmea.log").path
+        var lastFix: LocationFix?
+        for try await update in try FileSource(path: capture, options: .init(pacing: .asFastAsPossible)).updates {
+            if let fix = update.fix { lastFix = fix }
+        }
+        let last = try #require(lastFix)
+        try await TestBroker.with { broker in
+            let observer = try await Self.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let agent = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "5"], environment: ["MYELINE_OWNTRACKS_ENABLED": "true"],
+                    source: capture)
+                defer { agent.signal(SIGKILL) }
+                // The replay ends the agent (6 s); a clean stop publishes the lwt after the locations.
+                let status = try await withDeadline(.seconds(60), what: "the replay to end", process: agent) {
+                    try await agent.waitForExit()
+                }
+                #expect(status == 0)
+                let topic = "owntracks/myeline/van-7"
+                try await observer.waitForLine(description: "the lwt") { line in
+                    line.hasPrefix("MSG|0|\(topic)|") && line.contains(#"{"_type":"lwt""#)
+                }
+                let messages = try Self.ownTracks(observer, on: topic)
+                guard case .lastWill? = messages.last else {
+                    Issue.record("the lwt is not the last message: \(messages)")
+                    return
+                }
+                let locations = messages.dropLast().compactMap { message -> OwnTracksLocation? in
+                    guard case .location(let location) = message else { return nil }
+                    return location
+                }
+                #expect(locations.count == messages.count - 1, "only locations before the lwt: \(messages)")
+                #expect((2...12).contains(locations.count), "one a second over about 6 s: \(locations.count)")
+                let seconds = locations.map(\.timestamp)
+                #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 < $1 }, "tst values: \(seconds)")
+                #expect(locations.allSatisfy { $0.accuracy == 5 && $0.trackerID == "n7" }, "\(locations)")
+                #expect(locations.last?.latitude == last.latitude && locations.last?.longitude == last.longitude)
             }
         }
     }

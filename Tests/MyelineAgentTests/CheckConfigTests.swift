@@ -82,7 +82,7 @@ struct CheckConfigTests {
             owntracks.enabled             false                        default
             owntracks.user                myeline                      default
             owntracks.device              van-7                        device.id
-            owntracks.tid                 -7                           owntracks.device
+            owntracks.tid                 n7                           owntracks.device
             homeassistant.enabled         false                        default
             homeassistant.prefix          homeassistant                default
 

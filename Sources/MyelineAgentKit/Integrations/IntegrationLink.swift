@@ -14,11 +14,12 @@ import ServiceLifecycle
 /// A connection of its own (client id `CLIENT-ID-integrations`), because MQTT gives a connection
 /// one will and the agent's is its Myeline status: this one's will is the OwnTracks `lwt`. The
 /// `lwt` is not retained: retained, it would replace the retained last location that OwnTracks
-/// Recorder, Home Assistant and the apps show. Locations are latest-wins: while the broker is
-/// unreachable only the newest fix waits (a track is the Myeline track topic's job).
+/// Recorder, Home Assistant and the apps show. OwnTracks locations go out at most once per second of
+/// `tst`, the newest fix of each second (``OwnTracksPacing``). They are latest-wins: while the broker
+/// is unreachable only the newest location waits (a track is the Myeline track topic's job).
 ///
-/// Feed it with ``send(_:)``. Graceful shutdown: publishes the OwnTracks `lwt` (a clean stop sends
-/// no will) while connected, and returns.
+/// Feed it with ``send(_:)``. Graceful shutdown: while connected, publishes the locations still
+/// queued or held, then the OwnTracks `lwt` (a clean stop sends no will), and returns.
 final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     /// What service-lifecycle logs for this service.
     var description: String { "IntegrationLink" }
@@ -27,9 +28,16 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     let password: String?
     let logger: Logger
     let clock: any WallClock
+    /// The fixes for Home Assistant, newest only.
     private let fixes: AsyncStream<LocationFix>
     private let continuation: AsyncStream<LocationFix>.Continuation
-    private let lastFix = Locked<LocationFix?>(nil)
+    private let pacing = Locked(OwnTracksPacing())
+    /// The OwnTracks locations due, newest only, for the one task that publishes them.
+    private let locations: AsyncStream<OwnTracksLocation>
+    private let locationsContinuation: AsyncStream<OwnTracksLocation>.Continuation
+    /// When the held location is due (``OwnTracksPacing/Step/flushAt``), newest only.
+    private let flushes: AsyncStream<ContinuousClock.Instant>
+    private let flushesContinuation: AsyncStream<ContinuousClock.Instant>.Continuation
 
     init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock) {
         self.configuration = configuration
@@ -37,6 +45,8 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         self.logger = logger
         self.clock = clock
         (fixes, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (locations, locationsContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (flushes, flushesContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The link of `configuration`, or nil when it has nothing to do: both options off and no
@@ -51,9 +61,25 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         return IntegrationLink(configuration: configuration, password: password, logger: logger, clock: clock)
     }
 
-    /// Takes a fix to publish (the newest waiting replaces an older one).
+    /// Takes a fix to publish. Its OwnTracks location is paced here, in the order the fixes come,
+    /// so that none is lost before ``OwnTracksPacing`` sees it; for Home Assistant, the newest fix
+    /// waiting replaces an older one.
     func send(_ fix: LocationFix) {
-        continuation.yield(fix)
+        if configuration.ownTracks.enabled {
+            let location = location(fix, trigger: OwnTracksLocation.Trigger.timer)
+            pace { $0.receive(location, now: .now) }
+        }
+        if configuration.homeAssistant.enabled { continuation.yield(fix) }
+    }
+
+    /// Runs one step of the pacing and queues what it releases for ``publishLocations(_:)``, under
+    /// the pacing's lock, so that the queue's order is the order of release.
+    private func pace(_ step: (inout OwnTracksPacing) -> OwnTracksPacing.Step) {
+        pacing.withLock { pacing in
+            let step = step(&pacing)
+            if let location = step.publish { locationsContinuation.yield(location) }
+            if let due = step.flushAt { flushesContinuation.yield(due) }
+        }
     }
 
     private var discovery: HomeAssistantDiscovery {
@@ -96,18 +122,21 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
                 if ownTracks.enabled {
                     let commands = try await client.subscribe(to: [ownTracks.topic.command])
                     group.addTask { await self.answer(commands, client: client) }
+                    group.addTask { await self.flushHeldLocations() }
                 }
+                async let locationsPublished: Void = ownTracks.enabled ? publishLocations(client) : ()
                 for await fix in fixes.cancelOnGracefulShutdown() {
-                    lastFix.withLock { $0 = fix }
-                    if ownTracks.enabled {
-                        await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.timer)
-                    }
-                    if homeAssistant {
-                        await publish(
-                            client, discovery.attributesTopic, HomeAssistantDiscovery.attributes(fix), retain: true)
-                    }
+                    await publish(
+                        client, discovery.attributesTopic, HomeAssistantDiscovery.attributes(fix), retain: true)
                 }
                 if ownTracks.enabled, client.isConnected {
+                    // The held location goes out too, and the lwt after every location: the last
+                    // location consumers keep is the last fix. Offline, both would wait for a
+                    // connection that may never come: they are left (the broker published the
+                    // will when the connection was lost).
+                    pace { OwnTracksPacing.Step(publish: $0.finish()) }
+                    locationsContinuation.finish()
+                    await locationsPublished
                     await publish(
                         client, ownTracks.topic.location, OwnTracksCodec.encode(.lastWill(timestamp: startedAt)),
                         retain: false)
@@ -200,23 +229,46 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
                     metadata: ["owntracks.action": "\(action)"])
                 continue
             }
-            guard let fix = lastFix.withLock({ $0 }) else {
+            guard var location = pacing.withLock({ $0.report() }) else {
                 logger.info("Cannot answer reportLocation: no fix yet")
                 continue
             }
             logger.info("Answering an OwnTracks reportLocation command")
-            await publishLocation(client, fix, trigger: OwnTracksLocation.Trigger.reportLocation)
+            location.trigger = OwnTracksLocation.Trigger.reportLocation
+            await publishLocation(client, location)
         }
     }
 
-    private func publishLocation(_ client: MQTTClient, _ fix: LocationFix, trigger: String) async {
-        let ownTracks = configuration.ownTracks
-        let location = OwnTracksLocation(
+    /// Publishes the locations ``OwnTracksPacing`` releases, one at a time, in order, until the
+    /// queue is finished (at graceful shutdown, after the last) or the task is cancelled.
+    private func publishLocations(_ client: MQTTClient) async {
+        for await location in locations { await publishLocation(client, location) }
+    }
+
+    /// Releases the held location when it is due, if no fix of a later second released it before.
+    private func flushHeldLocations() async {
+        for await due in flushes {
+            do {
+                try await Task.sleep(until: due, clock: .continuous)
+            } catch {
+                return
+            }
+            pace { OwnTracksPacing.Step(publish: $0.flush(now: .now)) }
+        }
+    }
+
+    /// The OwnTracks location of a fix, with an accuracy always (``HorizontalAccuracy``).
+    private func location(_ fix: LocationFix, trigger: String) -> OwnTracksLocation {
+        OwnTracksLocation(
             time: fix.time, latitude: fix.latitude, longitude: fix.longitude, altitude: fix.altitude, speed: fix.speed,
-            course: fix.course, horizontalAccuracy: fix.horizontalAccuracy, trackerID: ownTracks.trackerID,
-            trigger: trigger)
+            course: fix.course, horizontalAccuracy: HorizontalAccuracy(fix).metres,
+            trackerID: configuration.ownTracks.trackerID, trigger: trigger)
+    }
+
+    private func publishLocation(_ client: MQTTClient, _ location: OwnTracksLocation) async {
         // Retained, as the apps publish by default: a map opened later shows the last position.
-        await publish(client, ownTracks.topic.location, OwnTracksCodec.encode(.location(location)), retain: true)
+        await publish(
+            client, configuration.ownTracks.topic.location, OwnTracksCodec.encode(.location(location)), retain: true)
     }
 
     /// Publishes at QoS 1 and logs a failure. - Returns: whether the broker took the message.
@@ -235,12 +287,18 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     }
 }
 
+extension HorizontalAccuracy {
+    /// The accuracy of a fix: the receiver's, or else from its HDOP, or else assumed.
+    init(_ fix: LocationFix) {
+        self.init(receiver: fix.horizontalAccuracy, hdop: fix.quality.hdop)
+    }
+}
+
 extension HomeAssistantDiscovery {
     /// The attributes of a fix; values out of their ranges (a negative speed) are unknown.
     static func attributes(_ fix: LocationFix) -> [UInt8] {
         attributes(
-            latitude: fix.latitude, longitude: fix.longitude,
-            accuracy: fix.horizontalAccuracy.flatMap { $0 >= 0 ? $0 : nil }, altitude: fix.altitude,
+            latitude: fix.latitude, longitude: fix.longitude, accuracy: HorizontalAccuracy(fix), altitude: fix.altitude,
             speed: fix.speed.flatMap { $0 >= 0 ? $0 : nil },
             course: fix.course.flatMap { (0...360).contains($0) ? $0 : nil },
             satellites: fix.satellitesUsed.flatMap { $0 >= 0 ? $0 : nil })
