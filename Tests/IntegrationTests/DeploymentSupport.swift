@@ -149,7 +149,8 @@ struct FleetCredentials {
     /// production.conf; with `certificateIdentity`, the file's optional client-certificate lines
     /// are turned on.
     func brokerConfiguration(
-        directory brokerDirectory: String, port: Int, certificateIdentity: Bool, replacements: [(String, String)]
+        directory brokerDirectory: String, port: Int, certificateIdentity: Bool, replacements: [(String, String)],
+        asMosquitto: Bool = true
     ) throws -> [String] {
         var replacements = replacements + [("\nlistener 8883\n", "\nlistener \(port) 127.0.0.1\n")]
         if certificateIdentity {
@@ -164,7 +165,7 @@ struct FleetCredentials {
             replacing: [("/etc/mosquitto/", "\(brokerFiles)/")] + replacements)
         try configuration.write(toFile: installed, atomically: true, encoding: .utf8)
         var lines = ["include_dir \(brokerFiles)/conf.d"]
-        if let user = Self.brokerUser {
+        if asMosquitto, let user = Self.brokerUser {
             // Debian's unit starts mosquitto as root, and it runs as mosquitto, which must be able to
             // read every file it is given and write its persistence (in the broker's directory).
             lines.insert("user mosquitto", at: 0)
@@ -187,8 +188,10 @@ struct FleetCredentials {
     ///
     /// - Parameter replacements: text of production.conf to change, such as a lower
     ///   `max_connections` (each pattern must occur).
+    /// - Parameter asMosquitto: whether the broker runs as the user mosquitto (when the tests run
+    ///   as root), as Debian's does; else as the tests' user.
     static func withLockedBroker<R>(
-        certificateIdentity: Bool = false, replacing replacements: [(String, String)] = [],
+        certificateIdentity: Bool = false, replacing replacements: [(String, String)] = [], asMosquitto: Bool = true,
         isolation: isolated (any Actor)? = #isolation, _ body: (TestBroker, FleetCredentials) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
@@ -197,7 +200,7 @@ struct FleetCredentials {
                 listener: .configured(tls: true) { brokerDirectory, port in
                     try credentials.brokerConfiguration(
                         directory: brokerDirectory, port: port, certificateIdentity: certificateIdentity,
-                        replacements: replacements)
+                        replacements: replacements, asMosquitto: asMosquitto)
                 }
             ) { broker in try await body(broker, credentials) }
         }
