@@ -131,7 +131,7 @@ acl_block() { # ROLE NAME [DEVICE...]
             role_denials "$name"
             echo "topic read myeline/#"
             echo "topic readwrite myeline-aggregator/sync/#"
-            echo 'topic read $SYS/broker/retained messages/count'
+            echo "topic read \$SYS/broker/retained messages/count"
             echo "topic read owntracks/+/+"
             ;;
         operator)
