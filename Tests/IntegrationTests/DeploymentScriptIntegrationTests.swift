@@ -87,6 +87,23 @@ struct SystemdUnitIntegrationTests {
         #expect(descriptors >= 2 * connections, "LimitNOFILE \(descriptors), max_connections \(connections)")
     }
 
+    /// The firewall rule docs/security.md gives against one address holding the broker's
+    /// connections: `nft -c` parses and checks it without loading it.
+    @Test func theConnectionLimitRulesetIsValid() async throws {
+        let nft = try executablePath("nft", package: "nftables")
+        let output = try await runProgram(
+            nft, ["-c", "-f", DeploymentFiles.path("deploy/mosquitto/connection-limit.nft")])
+        #expect(output.isEmpty, "\(output)")
+        // The port it limits is production.conf's listener's.
+        let listener = try #require(
+            try DeploymentFiles.text("deploy/mosquitto/production.conf").split(separator: "\n")
+                .first { $0.hasPrefix("listener ") })
+        let port = listener.dropFirst("listener ".count)
+        let rules = try DeploymentFiles.text("deploy/mosquitto/connection-limit.nft").split(separator: "\n")
+            .filter { $0.contains("ct count over") }
+        #expect(rules.count == 2 && rules.allSatisfy { $0.contains("tcp dport \(port) ") }, "\(rules)")
+    }
+
     @Test(arguments: [
         "deploy/install.sh", "deploy/mosquitto/make-credentials.sh", "scripts/install-dependencies",
         "scripts/measure-agent-writes", "scripts/demo", "scripts/test", "scripts/fuzz", "scripts/sanitize", ".ci/run",
