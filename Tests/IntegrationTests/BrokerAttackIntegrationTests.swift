@@ -327,7 +327,9 @@ struct BrokerAttackIntegrationTests {
     static func openSockets(port: Int, count: Int) throws -> [Int32] {
         var sockets: [Int32] = []
         for _ in 0..<count {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            // Close-on-exec: a program another test starts meanwhile must not inherit the socket and
+            // hold its connection open after this test closes it.
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else {
                 for socket in sockets { close(socket) }
                 throw TestSupportError("socket() failed: \(String(cString: strerror(errno)))")
