@@ -167,7 +167,15 @@ public struct AgentCore: Sendable {
     var finished: Set<String> = []
     /// The activities that have a saved record: loaded at the start, or saved since.
     var records: Set<String> = []
-    var conflict: ConflictDetector
+    /// What the core knows of a second agent with this device id.
+    public internal(set) var conflict: ConflictDetector
+    var statusCorrection = StatusCorrection()
+    /// Unknown retained activities ended so far (at most ``maximumOrphans``).
+    public internal(set) var orphansEnded = 0
+    /// Retained messages of unknown activities left alone past ``maximumOrphans`` (each delivery
+    /// counts: the broker sends them again after each subscription).
+    public internal(set) var ignoredOrphans = 0
+    var ignoredOrphansLogged = false
     var watch: SourceWatch
     var timeline = ReplayTimeline()
     var clockCheck: ClockCheck?
@@ -252,6 +260,7 @@ public struct AgentCore: Sendable {
             }
         }
         if !isFinished { flush(now: now, into: &batch) }
+        reportIgnoredOrphans(into: &batch)
         return batch.actions
     }
 
@@ -305,6 +314,7 @@ public struct AgentCore: Sendable {
             reconcile(activityID: activityID, payload: payload, now: now, into: &batch)
         case .status(let status, let retained):
             report(conflict.observe(status, retained: retained), into: &batch)
+            correctStatus(status, retained: retained, now: now, into: &batch)
         case .connected:
             isConnected = true
             onlineSince = now

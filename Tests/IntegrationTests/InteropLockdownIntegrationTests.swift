@@ -10,8 +10,13 @@ import Testing
 /// own OwnTracks and Home Assistant topics.
 @Suite(.timeLimit(.minutes(3)))
 struct InteropLockdownIntegrationTests {
+    /// An agent with the integrations opens a second connection with its account (IntegrationLink):
+    /// under production.conf's `use_username_as_clientid` the two would take each other's session
+    /// over, so a fleet with integrations turns that line off (docs/security.md), as here.
+    static let integrationsBroker = [("\nuse_username_as_clientid true\n", "\nuse_username_as_clientid false\n")]
+
     @Test func aDeviceWritesOnlyItsOwnIntegrationTopics() async throws {
-        try await FleetCredentials.withLockedBroker { broker, credentials in
+        try await FleetCredentials.withLockedBroker(replacing: Self.integrationsBroker) { broker, credentials in
             // The board's account reads OwnTracks locations (--owntracks).
             let board = try ContractIntegrationTests.mosquittoSub(
                 try credentials.mosquittoArguments(broker, "aggregator") + [

@@ -51,6 +51,7 @@ struct CheckConfigTests {
             mqtt.username                 van-7                        FILE
             mqtt.password-file            (none)                       default
             mqtt.password                 ********                     MYELINE_MQTT_PASSWORD
+            mqtt.allow-plain-password     false                        default
             mqtt.tls.ca-file              (none)                       default
             mqtt.tls.cert-file            (none)                       default
             mqtt.tls.key-file             (none)                       default
