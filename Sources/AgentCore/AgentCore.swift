@@ -34,9 +34,9 @@ public struct AgentCore: Sendable {
     /// What happened: everything the core reacts to.
     public enum Event: Hashable, Sendable {
         /// The agent starts: the activities an earlier run saved, the newest records of the outbox
-        /// (their track seqs may be ahead of the saved ones after a crash), and the outbox's count
-        /// of points dropped when it was full.
-        case started(saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64)
+        /// (their track seqs may be ahead of the saved ones after a crash), the outbox's count
+        /// of points dropped when it was full, and the storage's count of power losses.
+        case started(saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64, powerLosses: UInt64 = 0)
         /// A location update from the source.
         case location(LocationUpdate)
         /// A looped replay starts its file again.
@@ -196,6 +196,8 @@ public struct AgentCore: Sendable {
         var clockOffset: Int?
         /// Track points the outbox dropped when it was full.
         var dropped: UInt64 = 0
+        /// Starts after a power cut that may have cost the points of the last commit interval.
+        var powerLosses: UInt64 = 0
         /// Track points of batches that could not be saved since saving started failing.
         var unsavedPoints = 0
     }
@@ -279,8 +281,9 @@ public struct AgentCore: Sendable {
 
     private mutating func apply(_ event: Event, now: Date, to batch: inout Batch) {
         switch event {
-        case .started(let saved, let tail, let dropped):
+        case .started(let saved, let tail, let dropped, let powerLosses):
             health.dropped = dropped
+            health.powerLosses = powerLosses
             watch.restart(at: clocks.uptime)
             resume(saved, outboxTail: tail, now: now, into: &batch)
             if settings.autostart {

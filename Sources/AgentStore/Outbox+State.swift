@@ -117,7 +117,7 @@ extension Outbox {
                 directory: directory, segments: segments, head: 0, dropped: 0, persistedHead: 0, persistedDropped: 0)
             let cursor = try state.readCursor(logger: logger)
             if segments.isEmpty {
-                let base = cursor?.head ?? 0
+                let base = cursor?.head ?? configuration.firstIndex
                 state.segments = [try createSegment(directory: directory, base: base)]
             }
             (state.persistedHead, state.persistedDropped) = cursor ?? (state.segments[0].base, 0)

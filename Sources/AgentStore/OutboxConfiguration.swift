@@ -21,13 +21,18 @@ public struct OutboxConfiguration: Hashable, Sendable {
     public var segmentByteLimit: Int
     /// The largest record accepted, in bytes (topic and payload and 6 bytes of framing). At least 64.
     public var maximumRecordSize: Int
+    /// The index of the first record of an outbox made new (its directory has no segment and no
+    /// cursor); an outbox that exists keeps its own. For an outbox that takes over from another
+    /// one's indices.
+    public var firstIndex: UInt64
 
     /// Creates a configuration; the defaults keep 100,000 records, flush every append, and roll
     /// segments at 8,192 records or 4 MiB, and accept records up to 1 MiB.
     public init(
         capacity: Int = 100_000, syncPolicy: SyncPolicy = .everyAppend, segmentRecordLimit: Int = 8192,
-        segmentByteLimit: Int = 4 << 20, maximumRecordSize: Int = 1 << 20
+        segmentByteLimit: Int = 4 << 20, maximumRecordSize: Int = 1 << 20, firstIndex: UInt64 = 0
     ) {
+        self.firstIndex = firstIndex
         self.capacity = capacity
         self.syncPolicy = syncPolicy
         self.segmentRecordLimit = segmentRecordLimit

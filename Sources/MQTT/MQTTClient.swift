@@ -156,31 +156,55 @@ public final class MQTTClient: Sendable {
     private func submit(
         _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
     ) async throws -> Int32? {
-        try MQTTTopic.validate(publishTopic: topic)
         while true {
-            // Only while connected: a message handed to libmosquitto while its network thread is
-            // inside mosquitto_connect can miss the resend of queued messages and never go out.
-            // Before a connection, QoS 1 and 2 messages wait here and go out once connected.
-            let sent = try handle.whileOpen { connection throws(MQTTError) in
-                try connection.publish(
-                    topic, payload: payload, qos: qos, retain: retain, properties: properties,
-                    protocolVersion: configuration.protocolVersion)
+            if case .handedOver(let mid) = try handOver(
+                topic, payload: payload, qos: qos, retain: retain, properties: properties)
+            {
+                return mid
             }
-            guard let (status, mid) = sent else {
-                if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
-                try await awaitConnection()
-                continue
-            }
-            // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
-            // the reconnection.
-            let queuedOffline = status.isNotConnected && qos != .atMostOnce
-            if qos == .atMostOnce || (!status.isSuccess && !queuedOffline) {
-                context.ignoreAcknowledgement(of: mid)
-                try status.check("cannot publish to \(topic)")
-                return nil
-            }
-            return mid
+            try await awaitConnection()
         }
+    }
+
+    /// What ``handOver(_:payload:qos:retain:properties:)`` did with a message.
+    private enum HandOver {
+        /// libmosquitto has it: the packet id to wait for, nil when none will come.
+        case handedOver(Int32?)
+        /// Not connected: a QoS 1 or 2 message waits for the connection.
+        case offline
+    }
+
+    /// Hands a message to libmosquitto, only while connected: a message handed over while its
+    /// network thread is inside mosquitto_connect can miss the resend of queued messages and never
+    /// go out. Before a connection, QoS 1 and 2 messages wait (``HandOver/offline``) and go out
+    /// once connected.
+    ///
+    /// Synchronous, apart from ``submit(_:payload:qos:retain:properties:)`` and untyped: the Swift
+    /// 6.3 compiler crashes (signal 11, splitting the coroutine) on a release build when these
+    /// typed-throws calls are inside the async function.
+    @inline(never)
+    private func handOver(
+        _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
+    ) throws -> HandOver {
+        try MQTTTopic.validate(publishTopic: topic)
+        let sent = try handle.whileOpen { connection throws(MQTTError) in
+            try connection.publish(
+                topic, payload: payload, qos: qos, retain: retain, properties: properties,
+                protocolVersion: configuration.protocolVersion)
+        }
+        guard let (status, mid) = sent else {
+            if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
+            return .offline
+        }
+        // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
+        // the reconnection.
+        let queuedOffline = status.isNotConnected && qos != .atMostOnce
+        if qos == .atMostOnce || (!status.isSuccess && !queuedOffline) {
+            context.ignoreAcknowledgement(of: mid)
+            try status.check("cannot publish to \(topic)")
+            return .handedOver(nil)
+        }
+        return .handedOver(mid)
     }
 
     /// Returns at the next connection (at once when connected).

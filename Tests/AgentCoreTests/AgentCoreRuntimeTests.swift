@@ -45,6 +45,15 @@ struct AgentCoreRuntimeTests {
         #expect(connected.has(.deliverPoints))
     }
 
+    @Test func powerLossesAreInTheStatusOnlyWhenThereWereSome() {
+        var script = Script()
+        script.start(powerLosses: 2)
+        #expect(script.at(1, .connected(sessionPresent: false)).statuses.map(\.powerLosses) == [2])
+        var none = Script()
+        none.start()
+        #expect(none.at(1, .connected(sessionPresent: false)).statuses.map(\.powerLosses) == [nil])
+    }
+
     @Test func theHeartbeatIsTheNextDeadlineAndRepublishesAtIt() {
         var script = Script(Script.settings(silence: .off))
         script.start()

@@ -66,10 +66,10 @@ struct CoreScript {
 
     /// Starts the core with nothing saved.
     @discardableResult
-    mutating func start(saved: [AgentCore.Record] = [], outbox: [OutboxRecord] = [], dropped: UInt64 = 0)
-        -> [AgentCore.Action]
-    {
-        at(seconds, .started(saved: saved, outboxTail: outbox, dropped: dropped))
+    mutating func start(
+        saved: [AgentCore.Record] = [], outbox: [OutboxRecord] = [], dropped: UInt64 = 0, powerLosses: UInt64 = 0
+    ) -> [AgentCore.Action] {
+        at(seconds, .started(saved: saved, outboxTail: outbox, dropped: dropped, powerLosses: powerLosses))
     }
 
     /// A 3D fix at `seconds`, `north` metres north of 52.52 N 13.40 E.

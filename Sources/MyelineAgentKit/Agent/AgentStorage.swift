@@ -55,6 +55,8 @@ final class AgentStorage: Sendable {
 
     /// A directory of track points (an outbox) and activity records.
     struct Tier: Sendable {
+        /// The tier's directory.
+        let directory: String
         let outbox: Outbox
         /// Where the activity records are: `TIER/activities`.
         let activities: String
@@ -93,18 +95,33 @@ final class AgentStorage: Sendable {
         var delivered: UInt64?
         /// The primary index through which every point is in the journal or was delivered first.
         var journaledThrough: UInt64?
-        /// The journal index of each point in the journal and not yet delivered, oldest first.
+        /// The journal index of each point in the journal and not yet delivered, oldest first
+        /// (by both indices). Those before the spool's head left the spool (``spoolWindow``) and
+        /// are delivered from the journal.
         var mapping: [(primary: UInt64, journal: UInt64)] = []
+        /// How many times the agent started after a stop that lost its spool without a clean close
+        /// (a power cut), over the state directory's life.
+        var powerLosses: UInt64 = 0
     }
 
+    /// How many undelivered points the spool keeps (in memory: tmpfs) when the journal also has
+    /// them: beyond it, at a commit, the points on the card leave the spool and are delivered
+    /// from the journal. So a long outage costs the card its points, never the memory: 2,048
+    /// points of about 400 bytes, under a megabyte.
+    static let spoolWindow = 2_048
+
+    /// The spool's window in force (``spoolWindow``; smaller in tests).
+    let window: Int
+
     private init(
-        durability: Durability, primary: Tier, journal: Tier, spoolDirectory: String?, logger: Logger, state: State,
-        spoolExecutor: BlockingExecutor, journalExecutor: BlockingExecutor
+        durability: Durability, primary: Tier, journal: Tier, spoolDirectory: String?, window: Int, logger: Logger,
+        state: State, spoolExecutor: BlockingExecutor, journalExecutor: BlockingExecutor
     ) {
         self.durability = durability
         self.primary = primary
         self.journal = journal
         self.spoolDirectory = spoolDirectory
+        self.window = window
         self.logger = logger
         self.state = Locked(state)
         self.spoolExecutor = spoolExecutor
@@ -117,14 +134,16 @@ final class AgentStorage: Sendable {
     /// `spoolDirectory`, and recovers what an earlier run left.
     ///
     /// A spool of this boot (the agent crashed or was killed, the machine did not stop) is
-    /// complete and exact: it is used, and the journal's points are dropped (the spool has them).
+    /// complete and exact: it is used, with the journal's points that had left it before it.
     /// Otherwise (a power cut, a reboot, the first start) the journal's records and undelivered
-    /// points are taken into a fresh spool; the records' seqs are the reservations, so numbering
-    /// goes on after them.
+    /// points are taken, and a fresh spool goes on after them; the records' seqs are the
+    /// reservations, so numbering goes on after them. A stop that lost the spool without a
+    /// clean close is a power loss: logged, and counted (``State/powerLosses``).
     ///
     /// - Throws: `AgentStoreError` when a directory cannot be created or read.
     static func open(
-        stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int, logger: Logger
+        stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int,
+        window: Int = spoolWindow, logger: Logger
     ) async throws -> AgentStorage {
         let spoolExecutor = BlockingExecutor(label: "myeline.agent.spool")
         let journalExecutor = BlockingExecutor(label: "myeline.agent.journal")
@@ -135,24 +154,20 @@ final class AgentStorage: Sendable {
         }
         let spool: String? = if case .interval = durability { spoolDirectory } else { nil }
         return AgentStorage(
-            durability: durability, primary: opened.0, journal: opened.1, spoolDirectory: spool, logger: logger,
-            state: opened.2, spoolExecutor: spoolExecutor, journalExecutor: journalExecutor)
+            durability: durability, primary: opened.0, journal: opened.1, spoolDirectory: spool, window: window,
+            logger: logger, state: opened.2, spoolExecutor: spoolExecutor, journalExecutor: journalExecutor)
     }
 
-    private static func tier(_ directory: String, capacity: Int, durable: Bool, logger: Logger) throws -> Tier {
-        let configuration = OutboxConfiguration(
-            capacity: capacity,
-            // The spool never flushes; the journal flushes once per commit, itself.
-            syncPolicy: durable ? .everyAppend : .batched(records: .max, interval: .seconds(1 << 40)))
-        let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
-        return Tier(outbox: outbox, activities: directory + "/activities", durable: durable)
-    }
+    /// In the spool: the journal's index less the spool's for the points of the last commit.
+    private static func offsetFile(_ spoolDirectory: String) -> String { spoolDirectory + "/journal-offset" }
 
     private static func recover(
         stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int, logger: Logger
     ) throws -> (primary: Tier, journal: Tier, state: State) {
         var state = State()
-        guard case .interval = durability, let spoolDirectory else {
+        let ledger = RunLedger(directory: stateDirectory)
+        state.powerLosses = ledger.powerLosses
+        guard case .interval(let interval) = durability, let spoolDirectory else {
             let journal = try tier(stateDirectory, capacity: capacity, durable: true, logger: logger)
             for record in try ActivityStateStore<LocationActivityAttributes>.loadAll(
                 directory: journal.activities, logger: logger)
@@ -176,8 +191,11 @@ final class AgentStorage: Sendable {
             try FileManager.default.removeItem(atPath: spoolDirectory)
         }
         try FileManager.default.createDirectory(atPath: spoolDirectory, withIntermediateDirectories: true)
-        let spool = try tier(spoolDirectory, capacity: capacity, durable: false, logger: logger)
+        // The journal's undelivered points.
+        let pending = journal.outbox.indices
+        let spool: Tier
         if spoolIsCurrent {
+            spool = try tier(spoolDirectory, capacity: capacity, durable: false, logger: logger)
             for record in try ActivityStateStore<LocationActivityAttributes>.loadAll(
                 directory: spool.activities, logger: logger)
             {
@@ -185,27 +203,45 @@ final class AgentStorage: Sendable {
             }
             // Forgotten since the journal last heard of them.
             state.removed = Set(state.journaled.keys).subtracting(state.latest.keys)
-            // The spool holds every point not delivered: the journal's are copies.
-            let journalIndices = journal.outbox.indices
-            if !journalIndices.isEmpty { try journal.outbox.acknowledge(through: journalIndices.upperBound - 1) }
-        } else {
-            for record in journalRecords { state.latest[record.activityID] = record }
-            // Into the fresh spool, which the drainer delivers from, remembering each one's place in
-            // the journal to acknowledge it there once delivered.
-            var start = journal.outbox.indices.lowerBound
-            while true {
-                let records = try journal.outbox.records(from: start, max: 1024)
-                guard let last = records.last else { break }
-                let first = spool.outbox.indices.upperBound
-                try spool.outbox.append(contentsOf: records.map { ($0.topic, $0.payload) })
-                for (offset, record) in records.enumerated() {
-                    state.mapping.append((first + UInt64(offset), record.index))
-                }
-                start = last.index + 1
+            // The journal's points are those that left the spool, then copies of the spool's, at the
+            // offset of the last commit; without one, all left it.
+            let head = spool.outbox.indices.lowerBound
+            let offset = (try? String(contentsOfFile: offsetFile(spoolDirectory), encoding: .utf8)).flatMap {
+                Int64($0)
             }
+            let copies = offset.map { UInt64(min(max(Int64(head) + $0, Int64(pending.lowerBound)), Int64(pending.upperBound))) }
+                ?? pending.upperBound
+            let left = UInt64(copies - pending.lowerBound)
+            for index in pending.lowerBound..<copies {
+                state.mapping.append((head - left + (index - pending.lowerBound), index))
+            }
+            if let offset {
+                for index in copies..<pending.upperBound { state.mapping.append((UInt64(Int64(index) - offset), index)) }
+            }
+            state.journaledThrough = max(state.mapping.last?.primary ?? 0, head).checkedPredecessor.map {
+                max($0, state.mapping.last?.primary ?? $0)
+            }
+        } else {
+            if try ledger.begin() {
+                state.powerLosses = try ledger.countPowerLoss()
+                logger.warning(
+                    "The agent stopped without a clean shutdown and its spool is gone (a power cut): the track points of the last storage.sync-interval that were not delivered before it may be lost; the seqs go on after those reserved, with a gap, never a repeat",
+                    metadata: [
+                        "storage.sync-interval": "\(interval.inSeconds) s",
+                        "storage.power-losses": "\(state.powerLosses)",
+                    ])
+            }
+            for record in journalRecords { state.latest[record.activityID] = record }
+            // A fresh spool whose indices go on after the journal's: the journal's points keep their
+            // own, and are delivered from it.
+            spool = try tier(
+                spoolDirectory, capacity: capacity, durable: false, firstIndex: pending.upperBound, logger: logger)
+            state.mapping = pending.map { ($0, $0) }
+            state.journaledThrough = pending.upperBound.checkedPredecessor
+            try "0".write(toFile: offsetFile(spoolDirectory), atomically: true, encoding: .utf8)
         }
         try boot.write(toFile: marker, atomically: true, encoding: .utf8)
-        state.journaledThrough = spool.outbox.indices.upperBound.checkedPredecessor
+        _ = try ledger.begin()
         for (id, record) in state.latest {
             let journaled = state.journaled[id]
             state.trackReservations[id] = SeqReservation(
@@ -224,15 +260,21 @@ final class AgentStorage: Sendable {
     /// What an earlier run left: its activities' records, the newest `tail` points not yet
     /// delivered (their seqs may be ahead of the records) and the count of points dropped when
     /// the outbox was full. A failure is logged and reads as nothing saved.
-    func load(tail: Int) async -> (saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64) {
-        let saved = state.withLock { Array($0.latest.values) }.sorted { $0.activityID < $1.activityID }
-        let (primary, logger) = (primary, logger)
+    func load(tail: Int) async -> (saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64, powerLosses: UInt64) {
+        let (saved, powerLosses) = state.withLock { state in
+            (Array(state.latest.values).sorted { $0.activityID < $1.activityID }, state.powerLosses)
+        }
+        let (primary, journal, logger) = (primary, journal, logger)
         do {
-            let newest = try await spoolExecutor.run { try primary.outbox.newest(max: tail) }
-            return (saved, newest, await droppedCount())
+            // The newest are the spool's, unless it has none yet (then the journal's, after a power cut).
+            let newest = try await spoolExecutor.run {
+                let spool = try primary.outbox.newest(max: tail)
+                return spool.isEmpty ? try journal.outbox.newest(max: tail) : spool
+            }
+            return (saved, newest, await droppedCount(), powerLosses)
         } catch {
             logger.error("Cannot read the saved track points", metadata: ["error": "\(error)"])
-            return (saved, [], 0)
+            return (saved, [], 0, powerLosses)
         }
     }
 
@@ -311,10 +353,52 @@ final class AgentStorage: Sendable {
 
     // MARK: Delivering
 
-    /// The oldest `max` points not delivered yet.
+    /// The oldest `max` points not delivered yet: those that left the spool first, from the
+    /// journal, then the spool's. Their indices are the spool's, for ``acknowledge(through:)``.
     func peek(max: Int) async throws -> [OutboxRecord] {
-        let outbox = primary.outbox
-        return try await spoolExecutor.run { try outbox.peek(max: max) }
+        let (primary, journal) = (primary, journal)
+        let head = primary.outbox.indices.lowerBound
+        let left = state.withLock { state in Array(Self.leftTheSpool(state, head: head).prefix(max)) }
+        guard let first = left.first else {
+            return try await spoolExecutor.run { try primary.outbox.peek(max: max) }
+        }
+        let records = try await journalExecutor.run {
+            try journal.outbox.records(from: first.journal, max: left.count)
+        }
+        // Paired by journal index: a point the journal dropped when it was full is skipped.
+        var result: [OutboxRecord] = []
+        var entries = left[...]
+        for record in records {
+            while let entry = entries.first, entry.journal < record.index { entries.removeFirst() }
+            guard let entry = entries.first, entry.journal == record.index else { continue }
+            result.append(OutboxRecord(index: entry.primary, topic: record.topic, payload: record.payload))
+        }
+        if result.isEmpty {
+            // All dropped by the journal (counted there): nothing of them to deliver.
+            state.withLock { $0.delivered = Swift.max($0.delivered ?? 0, left[left.count - 1].primary) }
+            return try await peek(max: max)
+        }
+        return result
+    }
+
+    /// The points not delivered that left the spool (before its `head`), oldest first.
+    private static func leftTheSpool(_ state: State, head: UInt64) -> ArraySlice<(primary: UInt64, journal: UInt64)> {
+        let after = state.delivered.map { $0 + 1 } ?? 0
+        let mapping = state.mapping
+        // Both sorted by primary index.
+        var low = 0
+        var high = mapping.count
+        while low < high {
+            let middle = (low + high) / 2
+            if mapping[middle].primary < after { low = middle + 1 } else { high = middle }
+        }
+        var end = mapping.count
+        var start = low
+        while start < end {
+            let middle = (start + end) / 2
+            if mapping[middle].primary < head { start = middle + 1 } else { end = middle }
+        }
+        return mapping[low..<end]
     }
 
     /// Records that every point through primary index `index` was delivered: in the spool now,
@@ -331,10 +415,12 @@ final class AgentStorage: Sendable {
         return await spoolExecutor.run { max(primary.outbox.droppedCount, journal.outbox.droppedCount) }
     }
 
-    /// The points still waiting (0 when the outbox cannot be read).
+    /// The points still waiting, in the spool and left from it.
     func pendingCount() async -> Int {
         let outbox = primary.outbox
-        return await spoolExecutor.run { outbox.count }
+        let head = outbox.indices.lowerBound
+        let left = state.withLock { Self.leftTheSpool($0, head: head).count }
+        return await spoolExecutor.run { outbox.count } + left
     }
 
     // MARK: Committing
@@ -375,9 +461,24 @@ final class AgentStorage: Sendable {
                 state.removed.formUnion(work.removed)
             }
         }
-        guard case .failure(let error) = outcome else { return nil }
+        guard case .failure(let error) = outcome else {
+            await trimSpool()
+            return nil
+        }
         logger.debug("Cannot write the journal", metadata: ["error": "\(error)"])
         return "\(error)"
+    }
+
+    /// Past ``window`` points, the spool lets go of those the journal has: they are delivered
+    /// from it (``peek(max:)``).
+    private func trimSpool() async {
+        let outbox = primary.outbox
+        guard outbox.count > window, let through = state.withLock({ $0.journaledThrough }) else { return }
+        do {
+            try await spoolExecutor.run { try outbox.acknowledge(through: through) }
+        } catch {
+            logger.debug("Cannot trim the spool", metadata: ["error": "\(error)"])
+        }
     }
 
     /// What one commit writes.
@@ -442,6 +543,11 @@ final class AgentStorage: Sendable {
             }
         }
         if wrote { try journal.outbox.sync() }
+        if let last = mapping.last {
+            // For a restart after a crash: where the spool's points are in the journal.
+            try "\(Int64(last.1) - Int64(last.0))".write(
+                toFile: offsetFile(primary.directory), atomically: true, encoding: .utf8)
+        }
         // The spool's drops, which the journal never saw, outlive the spool.
         try journal.outbox.countDropped(atLeast: primary.outbox.droppedCount)
         if let acknowledged = work.acknowledged { try journal.outbox.acknowledge(through: acknowledged) }
@@ -456,10 +562,17 @@ final class AgentStorage: Sendable {
     func close() async {
         let failure = await commit(final: true)
         let (primary, journal, spoolDirectory) = (primary, journal, spoolDirectory)
+        let logger = logger
         await journalExecutor.run {
             primary.outbox.close()
             journal.outbox.close()
-            if failure == nil, let spoolDirectory { try? FileManager.default.removeItem(atPath: spoolDirectory) }
+            guard failure == nil else { return }
+            if let spoolDirectory { try? FileManager.default.removeItem(atPath: spoolDirectory) }
+            do {
+                try RunLedger(directory: journal.directory).endCleanly()
+            } catch {
+                logger.error("Cannot record the clean stop", metadata: ["error": "\(error)"])
+            }
         }
     }
 

@@ -54,7 +54,9 @@ struct ControlLoop: Service, CustomStringConvertible {
             let saved = await storage.load(tail: AgentInbox.defaultCapacity * settings.maximumActivities)
             var finish = await perform(
                 core.handle(
-                    .started(saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped),
+                    .started(
+                        saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped,
+                        powerLosses: saved.powerLosses),
                     now: clock.now, uptime: uptime), core: &core)
             while finish == nil, let batch = await inbox.next(until: core.nextDeadline, clock: clock) {
                 finish = await perform(
