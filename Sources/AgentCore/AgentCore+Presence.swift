@@ -17,7 +17,8 @@ extension AgentCore {
                     .online(
                         device: settings.device, since: onlineSince ?? now, dropped: health.dropped,
                         instance: settings.instance, storageError: health.storageError,
-                        clockOffset: health.clockOffset, powerLosses: health.powerLosses > 0 ? health.powerLosses : nil))))
+                        clockOffset: health.clockOffset, powerLosses: health.powerLosses > 0 ? health.powerLosses : nil)
+                )))
     }
 
     /// A status published on this device's own topic while the agent is connected that is not

@@ -112,13 +112,10 @@ final class GpsdLink: Sendable {
             let now = monotonicNow()
             var deadline = session.machine.deadline
             if let flush = session.epochFlushTime { deadline = min(deadline ?? flush, flush) }
-            // To the nanosecond (ppoll): an epoch is reported when its timer says, not up to a
-            // millisecond later as poll's rounded-up milliseconds would.
-            let wait = deadline.map { max(0, min($0 - now, 60)) } ?? 60
-            var timeout = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - wait.rounded(.down)) * 1e9))
+            let timeout = deadline.map { max(0, Int32(min(($0 - now) * 1000, 60_000).rounded(.up))) } ?? 60_000
             var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             if socket >= 0 { fds.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-            let ready = ppoll(&fds, nfds_t(fds.count), &timeout, nil)
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
             if isStopped { return }
             if ready < 0 && errno != EINTR { return }
             let after = monotonicNow()

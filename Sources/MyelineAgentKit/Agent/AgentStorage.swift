@@ -158,6 +158,18 @@ final class AgentStorage: Sendable {
             logger: logger, state: opened.2, spoolExecutor: spoolExecutor, journalExecutor: journalExecutor)
     }
 
+    private static func tier(
+        _ directory: String, capacity: Int, durable: Bool, firstIndex: UInt64 = 0, logger: Logger
+    ) throws -> Tier {
+        let configuration = OutboxConfiguration(
+            capacity: capacity,
+            // The spool never flushes; the journal flushes once per commit, itself.
+            syncPolicy: durable ? .everyAppend : .batched(records: .max, interval: .seconds(1 << 40)),
+            firstIndex: firstIndex)
+        let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
+        return Tier(directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable)
+    }
+
     /// In the spool: the journal's index less the spool's for the points of the last commit.
     private static func offsetFile(_ spoolDirectory: String) -> String { spoolDirectory + "/journal-offset" }
 
@@ -209,14 +221,17 @@ final class AgentStorage: Sendable {
             let offset = (try? String(contentsOfFile: offsetFile(spoolDirectory), encoding: .utf8)).flatMap {
                 Int64($0)
             }
-            let copies = offset.map { UInt64(min(max(Int64(head) + $0, Int64(pending.lowerBound)), Int64(pending.upperBound))) }
+            let copies =
+                offset.map { UInt64(min(max(Int64(head) + $0, Int64(pending.lowerBound)), Int64(pending.upperBound))) }
                 ?? pending.upperBound
             let left = UInt64(copies - pending.lowerBound)
             for index in pending.lowerBound..<copies {
                 state.mapping.append((head - left + (index - pending.lowerBound), index))
             }
             if let offset {
-                for index in copies..<pending.upperBound { state.mapping.append((UInt64(Int64(index) - offset), index)) }
+                for index in copies..<pending.upperBound {
+                    state.mapping.append((UInt64(Int64(index) - offset), index))
+                }
             }
             state.journaledThrough = max(state.mapping.last?.primary ?? 0, head).checkedPredecessor.map {
                 max($0, state.mapping.last?.primary ?? $0)
@@ -565,7 +580,8 @@ final class AgentStorage: Sendable {
         let logger = logger
         await journalExecutor.run {
             primary.outbox.close()
-            journal.outbox.close()
+            // With every-fix they are one.
+            if journal.directory != primary.directory { journal.outbox.close() }
             guard failure == nil else { return }
             if let spoolDirectory { try? FileManager.default.removeItem(atPath: spoolDirectory) }
             do {
