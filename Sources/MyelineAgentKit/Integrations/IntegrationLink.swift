@@ -102,7 +102,7 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         if configuration.homeAssistant.enabled { continuation.yield(fix) }
     }
 
-    /// Runs one step of the pacing and queues what it releases for ``publishLocations(_:)``, under
+    /// Runs one step of the pacing and queues what it releases for ``publishLocations()``, under
     /// the pacing's lock, so that the queue's order is the order of release.
     private func pace(_ step: (inout OwnTracksPacing) -> OwnTracksPacing.Step) {
         pacing.withLock { pacing in
