@@ -1,20 +1,26 @@
 import Foundation
 import Interop
+import LiveActivity
 import Location
 import Logging
 import MQTT
 import TestSupport
 import Testing
 
+@testable import MyelineAgentKit
+
 /// The integrations with real processes (docs/integrations.md): `myeline-agent` with the OwnTracks
 /// and Home Assistant options against a private mosquitto, watched by an independent
 /// `mosquitto_sub`; and `myeline-aggregator --owntracks` showing a phone.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct InteropIntegrationTests {
-    /// `mosquitto_sub` on the OwnTracks and Home Assistant topics, subscribed when this returns.
+    /// `mosquitto_sub` on the OwnTracks and Home Assistant topics and the agent's status,
+    /// subscribed when this returns.
     static func observer(_ broker: TestBroker) async throws -> TestProcess {
-        try await AgentHarness.observer(broker, topics: ["owntracks/#", "homeassistant/#"])
+        try await AgentHarness.observer(broker, topics: ["owntracks/#", "homeassistant/#", status])
     }
+
+    static let status = "myeline/van-7/status"
 
     static let location = "owntracks/fleet/van-7"
     static let discoveryTopics = [
@@ -29,8 +35,9 @@ struct InteropIntegrationTests {
         }
     }
 
-    /// One agent with both options: locations, discovery and an answered `reportLocation`; the will
-    /// (`lwt`, not retained) at a crash; then a restart with Home Assistant off removes exactly the
+    /// One agent with both options: locations, discovery and an answered `reportLocation`; at a
+    /// crash the agent's one will, its Myeline status `offline`, and no OwnTracks `lwt` (the last
+    /// location stays retained); then a restart with Home Assistant off removes exactly the
     /// discovery topics (empty retained), and a clean stop publishes the `lwt` itself.
     @Test func agentPublishesOwnTracksAndHomeAssistantAndCleansUp() async throws {
         try await TestBroker.with { broker in
@@ -87,10 +94,24 @@ struct InteropIntegrationTests {
                 try await observer.waitForLine(containing: #""t":"r""#)
                 try await agent.waitForLine(containing: "Answering an OwnTracks reportLocation command")
 
-                // A crash: the broker publishes the will, not retained, so the last location stays.
+                // A crash: the broker publishes the connection's will, the Myeline status `offline`
+                // (Home Assistant's availability reads it). The OwnTracks lwt is no will: it never
+                // comes. A marker published on the location's topic after the will arrived comes
+                // after anything the broker sent at the connection's loss.
                 try await AgentHarness.kill(agent)
-                let will = try await observer.waitForLine(containing: #"|{"_type":"lwt","tst":"#)
-                #expect(will.hasPrefix("MSG|0|\(Self.location)|"))
+                try await observer.waitForLine(description: "the will") { line in
+                    guard let message = AgentHarness.Message(Substring(line)), message.topic == Self.status,
+                        let status = try? WireCodec.decode(StatusMessage.self, from: message.data)
+                    else { return false }
+                    return status.state == .offline && status.reason == .connectionLost
+                }
+                let marker = #"{"_type":"marker"}"#
+                try await AggregatorIntegrationTests.publish(
+                    [(Self.location, Array(marker.utf8))], to: broker, retain: false)
+                try await observer.waitForLine(containing: "|\(marker)")
+                #expect(!observer.output.contains(#"{"_type":"lwt""#), "\(observer.output)")
+                let will = try #require(try await AgentHarness.retained(broker, filter: Self.status)[Self.status])
+                #expect(try WireCodec.decode(StatusMessage.self, from: Data(will)).reason == .connectionLost)
                 let retained = try await Self.retained(broker, Self.location)
                 guard case .location? = try retained.map({ try OwnTracksCodec.decode($0).message }) else {
                     Issue.record(
@@ -186,6 +207,34 @@ struct InteropIntegrationTests {
                 #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 < $1 }, "tst values: \(seconds)")
                 #expect(locations.allSatisfy { $0.accuracy == 5 && $0.trackerID == "n7" }, "\(locations)")
                 #expect(locations.last?.latitude == last.latitude && locations.last?.longitude == last.longitude)
+            }
+        }
+    }
+
+    /// SIGTERM while the broker cannot be reached: a message of the integrations waiting for it
+    /// (here the link's first, the removal of a discovery config an earlier run published under
+    /// another prefix) does not hold up the stop, as graceful shutdown runs the link down before the
+    /// Myeline wind-down: the agent exits 0, offline, and the record keeps the config to remove.
+    @Test func aStopWhileTheBrokerIsUnreachableIsNotHeldUpByTheIntegrations() async throws {
+        try await TestBroker.with { broker in
+            await broker.stop()
+            try await withTemporaryDirectory { state in
+                let stale = "oldprefix/device_tracker/van-7/tracker/config"
+                let record = DiscoveryRecord(stateDirectory: state)
+                try record.save([stale])
+                let agent = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "2"],
+                    environment: ["MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_HOMEASSISTANT_ENABLED": "true"],
+                    source: InteropLockdownIntegrationTests.capture)
+                defer { agent.signal(SIGKILL) }
+                try await agent.waitForLine(containing: "mqtt.connect.failed")
+                agent.signal(SIGTERM)
+                let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
+                    try await agent.waitForExit()
+                }
+                #expect(status == 0)
+                #expect(agent.output.contains("Shutting down offline"), "\(agent.output)")
+                #expect(record.topics(logger: Logger(label: "test")).contains(stale))
             }
         }
     }

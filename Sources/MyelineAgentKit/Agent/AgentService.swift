@@ -20,7 +20,7 @@ import ServiceLifecycle
 /// | ``StorageCommitter`` | the storage's group commit every `storage.sync-interval` | stops at once (the last commit is the storage's close) |
 /// | ``BrokerListener`` | connection events, commands, retained activities, statuses | stops at once |
 /// | ``SourceFeeder`` | the location source's updates | stops reading at once |
-/// | ``IntegrationLink`` | OwnTracks and Home Assistant, on a connection of its own | publishes the OwnTracks `lwt`, then stops |
+/// | ``IntegrationLink`` | OwnTracks and Home Assistant, on this connection | publishes the last OwnTracks location and `lwt` (within 3 s), then stops |
 /// | ``StartupTrim`` | hands the start-up pages back after 10 s | stops at once |
 ///
 /// The group shuts them down in the reverse of that order (the source and the listeners first,
@@ -106,7 +106,7 @@ public struct AgentService: Service, CustomStringConvertible {
             client: client, topics: topics, device: configuration.device.id, inbox: inbox, logger: logger)
         let drainer = OutboxDrainer(storage: storage, client: client, logger: logger)
         let integrations = IntegrationLink.make(
-            configuration: configuration, password: password, logger: logger, clock: clock)
+            configuration: configuration, client: client, logger: logger, clock: clock)
         let loop = ControlLoop(
             settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage, sender: sender,
             drainer: drainer, client: client, integrations: integrations, clock: clock, logger: logger,
