@@ -223,8 +223,10 @@ extension AgentCore {
         }
         var expiry: UInt32?
         if settings.messageExpiry, case .end(_, let dismissal) = event.kind {
-            // Rounded up: the broker drops the message no earlier than its dismissal date.
-            let seconds = dismissal.timeIntervalSince(now).rounded(.up)
+            // Rounded up, plus a second: mosquitto counts the interval from its clock's whole
+            // second (up to a second before the message arrived), and the broker must drop the
+            // message no earlier than its dismissal date.
+            let seconds = dismissal.timeIntervalSince(now).rounded(.up) + 1
             if seconds >= 1 { expiry = UInt32(min(seconds, Double(UInt32.max))) }
         }
         return [.envelope(envelope, expiry: expiry)]

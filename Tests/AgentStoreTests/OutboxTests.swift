@@ -295,6 +295,26 @@ struct OutboxTests {
         }
     }
 
+    @Test(
+        "Never flushed (an outbox in memory): records, acknowledgements and segments work the same, and outlive the process"
+    )
+    func neverFlushed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(syncPolicy: .never, segmentRecordLimit: 3)
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox in
+                for number in 0..<8 { try outbox.append(topic: topic, payload: payload(number)) }
+                try outbox.acknowledge(through: 3)
+                try outbox.sync()
+            }
+            let records = try Outbox.withOutbox(
+                directory: path, configuration: configuration, logger: LogRecorder().logger
+            ) { try $0.peek(max: 100) }
+            #expect(records.map(\.payload) == (4..<8).map(payload))
+        }
+    }
+
     @Test("Segments also roll over by size")
     func segmentByteLimit() throws {
         try withTemporaryDirectory { directory in

@@ -162,12 +162,13 @@ final class AgentStorage: Sendable {
     }
 
     private static func tier(
-        _ directory: String, capacity: Int, durable: Bool, firstIndex: UInt64 = 0, logger: Logger
+        _ directory: String, capacity: Int, durable: Bool, spool: Bool = false, firstIndex: UInt64 = 0, logger: Logger
     ) throws -> Tier {
         let configuration = OutboxConfiguration(
             capacity: capacity,
-            // The spool never flushes; the journal flushes once per commit, itself.
-            syncPolicy: durable ? .everyAppend : .batched(records: .max, interval: .seconds(1 << 40)),
+            // The spool (memory) never flushes; the journal flushes once per commit, itself
+            // (with every-fix, at every append).
+            syncPolicy: durable ? .everyAppend : spool ? .never : .batched(records: .max, interval: .seconds(1 << 40)),
             firstIndex: firstIndex)
         let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
         return Tier(directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable)
@@ -210,7 +211,7 @@ final class AgentStorage: Sendable {
         let pending = journal.outbox.indices
         let spool: Tier
         if spoolIsCurrent {
-            spool = try tier(spoolDirectory, capacity: capacity, durable: false, logger: logger)
+            spool = try tier(spoolDirectory, capacity: capacity, durable: false, spool: true, logger: logger)
             for record in try ActivityStateStore<LocationActivityAttributes>.loadAll(
                 directory: spool.activities, logger: logger)
             {
@@ -253,7 +254,8 @@ final class AgentStorage: Sendable {
             // A fresh spool whose indices go on after the journal's: the journal's points keep their
             // own, and are delivered from it.
             spool = try tier(
-                spoolDirectory, capacity: capacity, durable: false, firstIndex: pending.upperBound, logger: logger)
+                spoolDirectory, capacity: capacity, durable: false, spool: true, firstIndex: pending.upperBound,
+                logger: logger)
             state.mapping = pending.map { ($0, $0) }
             state.journaledThrough = pending.upperBound.checkedPredecessor
             try "0".write(toFile: offsetFile(spoolDirectory), atomically: true, encoding: .utf8)
