@@ -244,7 +244,7 @@ chmod 0700 "$root$state_dir"
 for binary in myeline-agent myeline-aggregator; do
     install_file "$from/$binary" "$bin_dir/$binary" 0755
 done
-for document in raspberry-pi.md configuration.md broker-connection.md agent.md aggregator.md topics.md; do
+for document in raspberry-pi.md security.md configuration.md broker-connection.md agent.md aggregator.md topics.md; do
     install_file "$repository/docs/$document" "$doc_dir/$document" 0644
 done
 install_config "$repository/config/agent.example.yaml" "$config_dir/agent.yaml"

@@ -193,8 +193,11 @@ extension AgentCore {
             }
         }
         var changed: [Record] = []
+        var milestones: Set<String> = []
         for index in trips.indices where trips[index].unsaved {
             trips[index].unsaved = false
+            if trips[index].milestone { milestones.insert(trips[index].id) }
+            trips[index].milestone = false
             do {
                 changed.append(try record(of: trips[index], now: now))
                 records.insert(trips[index].id)
@@ -204,7 +207,7 @@ extension AgentCore {
         }
         if !changed.isEmpty || !batch.points.isEmpty {
             persisting = batch.points.count
-            batch.actions.append(.persist(points: batch.points, activities: changed))
+            batch.actions.append(.persist(points: batch.points, activities: changed, milestones: milestones))
             if !batch.points.isEmpty { batch.actions.append(.deliverPoints) }
             batch.points = []
         }
@@ -220,8 +223,10 @@ extension AgentCore {
         }
         var expiry: UInt32?
         if settings.messageExpiry, case .end(_, let dismissal) = event.kind {
-            // Rounded up: the broker drops the message no earlier than its dismissal date.
-            let seconds = dismissal.timeIntervalSince(now).rounded(.up)
+            // Rounded up, plus a second: mosquitto counts the interval from its clock's whole
+            // second (up to a second before the message arrived), and the broker must drop the
+            // message no earlier than its dismissal date.
+            let seconds = dismissal.timeIntervalSince(now).rounded(.up) + 1
             if seconds >= 1 { expiry = UInt32(min(seconds, Double(UInt32.max))) }
         }
         return [.envelope(envelope, expiry: expiry)]
@@ -250,6 +255,7 @@ extension AgentCore {
             let changes = try trips[index].model.end(final, dismissalPolicy: policy, now: now)
             trips[index].dismissalDate = policy.dismissalDate(endedAt: now)
             trips[index].unsaved = true
+            trips[index].milestone = true
             for case .event(let event) in changes { batch.envelopes += outgoing(event, now: now) }
         } catch {
             batch.log(.error, "Cannot end the activity", ["error": error.message])

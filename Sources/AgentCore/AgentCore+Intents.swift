@@ -26,6 +26,8 @@ extension AgentCore {
                     plan == .pause(activity)
                     ? trips[index].tracker.pause(now: now) : trips[index].tracker.resume(now: now)
                 collect(output, at: index, into: &batch)
+                trips[index].unsaved = true
+                trips[index].milestone = true
             }
             result = .success(for: command, activity: activity, timestamp: now)
         case .report(let activity):

@@ -17,7 +17,49 @@ extension AgentCore {
                     .online(
                         device: settings.device, since: onlineSince ?? now, dropped: health.dropped,
                         instance: settings.instance, storageError: health.storageError,
-                        clockOffset: health.clockOffset))))
+                        clockOffset: health.clockOffset, powerLosses: health.powerLosses > 0 ? health.powerLosses : nil)
+                )))
+    }
+
+    /// A status published on this device's own topic while the agent is connected that is not
+    /// its own `online` (a forged `offline` that every board would believe, the `offline` will of
+    /// this agent's previous connection that the broker published late, another agent's
+    /// `online`): the agent publishes its own `online` again at once, so that the retained status
+    /// says what is true.
+    ///
+    /// Not the retained status the broker sends when the agent subscribes: the agent's `online`
+    /// published after that connection replaces it anyway. An `offline` is corrected every time
+    /// (the queue keeps only the newest status waiting, so a burst costs one publish); another
+    /// instance's `online` once per connection, and not once a second agent is known, or two live
+    /// agents would answer each other for ever. Logged once per connection.
+    mutating func correctStatus(_ status: StatusMessage, retained: Bool, now: Date, into batch: inout Batch) {
+        guard isConnected, !retained, status.state == .offline || status.instance != settings.instance else {
+            return
+        }
+        let connection = conflict.connections
+        if status.state == .online {
+            guard !conflict.isDetected, statusCorrection.onlineCorrectedIn != connection else { return }
+            statusCorrection.onlineCorrectedIn = connection
+        }
+        if statusCorrection.loggedIn != connection {
+            statusCorrection.loggedIn = connection
+            batch.log(
+                .warning,
+                "A status this agent did not publish is on its status topic: publishing its own online status again",
+                [
+                    "myeline.state": status.state.rawValue, "myeline.instance.other": status.instance ?? "(none)",
+                    "myeline.device": settings.device.rawValue,
+                ])
+        }
+        publishOnline(now: now, into: &batch)
+    }
+
+    /// What ``correctStatus(_:retained:now:into:)`` did during which connection (``ConflictDetector/connections``).
+    struct StatusCorrection: Hashable, Sendable {
+        /// The connection during which another instance's `online` was answered.
+        var onlineCorrectedIn: Int?
+        /// The connection during which a correction was logged.
+        var loggedIn: Int?
     }
 
     /// Takes what saving did: a failure is logged once until saving works again, and the status

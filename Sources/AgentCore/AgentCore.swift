@@ -34,9 +34,9 @@ public struct AgentCore: Sendable {
     /// What happened: everything the core reacts to.
     public enum Event: Hashable, Sendable {
         /// The agent starts: the activities an earlier run saved, the newest records of the outbox
-        /// (their track seqs may be ahead of the saved ones after a crash), and the outbox's count
-        /// of points dropped when it was full.
-        case started(saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64)
+        /// (their track seqs may be ahead of the saved ones after a crash), the outbox's count
+        /// of points dropped when it was full, and the storage's count of power losses.
+        case started(saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64, powerLosses: UInt64 = 0)
         /// A location update from the source.
         case location(LocationUpdate)
         /// A looped replay starts its file again.
@@ -70,7 +70,10 @@ public struct AgentCore: Sendable {
     public enum Action: Hashable, Sendable {
         /// Append these track points to the outbox and save these activities' records, before
         /// anything after this action is published; then report ``Event/persisted(failure:dropped:)``.
-        case persist(points: [TrackPointEntry], activities: [Record])
+        /// `milestones` are the activities whose change is one a power cut must not lose
+        /// (started, resumed, ended, paused or resumed by an intent): the storage writes them to
+        /// the device at its next commit rather than only when it renews their seqs.
+        case persist(points: [TrackPointEntry], activities: [Record], milestones: Set<String>)
         /// Publish a message (queued; the queue keeps the order and keeps only the newest of
         /// replaceable ones waiting, ``Outgoing/isReplaceable``).
         case publish(Outgoing)
@@ -155,6 +158,8 @@ public struct AgentCore: Sendable {
     public internal(set) var pendingClears: [String: Date] = [:]
     /// Whether the client is connected now.
     public internal(set) var isConnected = false
+    /// Whether the client has been connected at all in this process.
+    public var hasConnected: Bool { onlineSince != nil }
     /// Whether ``Action/finish(failure:farewell:)`` was returned: later events do nothing, but for
     /// the wind-down's ``Event/cleared(activityID:)`` and ``Event/persisted(failure:dropped:)``, and
     /// ``Event/connected(sessionPresent:)``.
@@ -164,7 +169,15 @@ public struct AgentCore: Sendable {
     var finished: Set<String> = []
     /// The activities that have a saved record: loaded at the start, or saved since.
     var records: Set<String> = []
-    var conflict: ConflictDetector
+    /// What the core knows of a second agent with this device id.
+    public internal(set) var conflict: ConflictDetector
+    var statusCorrection = StatusCorrection()
+    /// Unknown retained activities ended so far (at most ``maximumOrphans``).
+    public internal(set) var orphansEnded = 0
+    /// Retained messages of unknown activities left alone past ``maximumOrphans`` (each delivery
+    /// counts: the broker sends them again after each subscription).
+    public internal(set) var ignoredOrphans = 0
+    var ignoredOrphansLogged = false
     var watch: SourceWatch
     var timeline = ReplayTimeline()
     var clockCheck: ClockCheck?
@@ -185,6 +198,8 @@ public struct AgentCore: Sendable {
         var clockOffset: Int?
         /// Track points the outbox dropped when it was full.
         var dropped: UInt64 = 0
+        /// Starts after a power cut that may have cost the points of the last commit interval.
+        var powerLosses: UInt64 = 0
         /// Track points of batches that could not be saved since saving started failing.
         var unsavedPoints = 0
     }
@@ -249,6 +264,7 @@ public struct AgentCore: Sendable {
             }
         }
         if !isFinished { flush(now: now, into: &batch) }
+        reportIgnoredOrphans(into: &batch)
         return batch.actions
     }
 
@@ -267,8 +283,9 @@ public struct AgentCore: Sendable {
 
     private mutating func apply(_ event: Event, now: Date, to batch: inout Batch) {
         switch event {
-        case .started(let saved, let tail, let dropped):
+        case .started(let saved, let tail, let dropped, let powerLosses):
             health.dropped = dropped
+            health.powerLosses = powerLosses
             watch.restart(at: clocks.uptime)
             resume(saved, outboxTail: tail, now: now, into: &batch)
             if settings.autostart {
@@ -302,6 +319,7 @@ public struct AgentCore: Sendable {
             reconcile(activityID: activityID, payload: payload, now: now, into: &batch)
         case .status(let status, let retained):
             report(conflict.observe(status, retained: retained), into: &batch)
+            correctStatus(status, retained: retained, now: now, into: &batch)
         case .connected:
             isConnected = true
             onlineSince = now

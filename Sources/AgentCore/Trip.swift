@@ -21,6 +21,9 @@ public struct Trip: Sendable {
     var announce = true
     /// Whether something changed that is not saved yet.
     var unsaved = true
+    /// Whether that change is a milestone (``AgentCore/Action/persist(points:activities:milestones:)``);
+    /// the first save of a trip is one.
+    var milestone = true
 
     /// An update waiting for the end of the batch.
     struct Pending: Hashable, Sendable {

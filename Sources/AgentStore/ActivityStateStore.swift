@@ -56,11 +56,13 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
         }
     }
 
-    /// Replaces the saved activity atomically; it is on the storage device when this returns.
+    /// Replaces the saved activity atomically; with `durable` (the default) it is on the storage
+    /// device when this returns, without it only in the kernel's hands (it survives the process,
+    /// not a power cut: for a store in memory, on tmpfs).
     ///
     /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON,
     ///   `.diskFull` or `.io` when the file cannot be written; the previous record then stays.
-    public func save(_ activity: PersistedActivity<Attributes>) throws(AgentStoreError) {
+    public func save(_ activity: PersistedActivity<Attributes>, durable: Bool = true) throws(AgentStoreError) {
         let body: [UInt8]
         do {
             let encoder = JSONEncoder()
@@ -75,15 +77,17 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
         bytes.append(contentsOf: body)
         let directory = (path as NSString).deletingLastPathComponent
         if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
-        try FileIO.writeAtomically(bytes, to: path)
+        try FileIO.writeAtomically(bytes, to: path, syncing: durable)
     }
 
-    /// Removes the saved activity (after it ended), durably; nothing to remove is not an error.
+    /// Removes the saved activity (after it ended), durably unless `durable` is false; nothing to
+    /// remove is not an error.
     ///
     /// - Throws: `AgentStoreError` with `.io` when the file cannot be removed.
-    public func remove() throws(AgentStoreError) {
+    public func remove(durable: Bool = true) throws(AgentStoreError) {
+        guard FileIO.exists(path) else { return }
         try FileIO.removeFile(path)
-        try FileIO.syncDirectory((path as NSString).deletingLastPathComponent)
+        if durable { try FileIO.syncDirectory((path as NSString).deletingLastPathComponent) }
     }
 
     /// The extension of the files ``loadAll(directory:logger:)`` reads.

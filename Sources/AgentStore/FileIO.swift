@@ -42,13 +42,17 @@ enum FileIO {
 
     /// Replaces `path` atomically: writes `path.tmp`, flushes it, renames it over `path` and
     /// flushes the directory, so a reader finds either the old content or the new, never a mix.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(AgentStoreError) {
+    ///
+    /// Without `syncing` nothing is flushed: the rename still replaces the file whole for another
+    /// process, and the kernel keeps it through the writer's crash, not through a power cut (for a
+    /// file in memory, on tmpfs, where a flush would only cost system calls).
+    static func writeAtomically(_ bytes: [UInt8], to path: String, syncing: Bool = true) throws(AgentStoreError) {
         let temporary = path + ".tmp"
         let fd = try openFile(temporary, create: true)
         do {
             try truncate(fd, to: 0, path: temporary)
             try write(fd, bytes, at: 0, path: temporary)
-            try sync(fd, path: temporary)
+            if syncing { try sync(fd, path: temporary) }
         } catch {
             closeFile(fd)
             try? removeFile(temporary)
@@ -56,7 +60,7 @@ enum FileIO {
         }
         closeFile(fd)
         try renameFile(temporary, to: path)
-        try syncDirectory((path as NSString).deletingLastPathComponent)
+        if syncing { try syncDirectory((path as NSString).deletingLastPathComponent) }
     }
 
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.

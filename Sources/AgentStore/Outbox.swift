@@ -98,6 +98,22 @@ public final class Outbox: Sendable {
         try state.withLock { (state) throws(AgentStoreError) in try state.newest(max: max) }
     }
 
+    /// Up to `max` undelivered records from index `start` on (the head when `start` is before it),
+    /// in order, without removing them. Blocks on I/O.
+    ///
+    /// - Throws: `AgentStoreError` with `.io` or `.closed`.
+    public func records(from start: UInt64, max: Int) throws(AgentStoreError) -> [OutboxRecord] {
+        try state.withLock { (state) throws(AgentStoreError) in
+            guard start < state.tail else { return [] }
+            return try state.records(from: Swift.max(start, state.head), max: max)
+        }
+    }
+
+    /// The indices of the undelivered records: the head (the oldest's) to the tail (the next one's).
+    public var indices: Range<UInt64> {
+        state.withLock { $0.head..<$0.tail }
+    }
+
     /// Up to `max` undelivered records, oldest first, without removing them. Blocks on I/O.
     ///
     /// - Throws: `AgentStoreError` with `.io` or `.closed`.
@@ -147,6 +163,19 @@ public final class Outbox: Sendable {
     /// (persisted with the cursor; recounted on reopen).
     public var droppedCount: UInt64 {
         state.withLock { $0.dropped }
+    }
+
+    /// Raises the count of dropped records to at least `total`, durably with the next cursor
+    /// write: for records dropped before they reached this outbox (by another outbox in front of
+    /// it, whose count would otherwise be lost with it). Blocks on I/O.
+    ///
+    /// - Throws: `AgentStoreError` with `.diskFull`, `.io` or `.closed`.
+    public func countDropped(atLeast total: UInt64) throws(AgentStoreError) {
+        try state.withLock { (state) throws(AgentStoreError) in
+            guard total > state.dropped else { return }
+            state.dropped = total
+            try state.writeCursor()
+        }
     }
 
     /// Flushes pending appends (errors are logged) and closes the files; later calls throw `.closed`.

@@ -9,6 +9,10 @@ public struct OutboxConfiguration: Hashable, Sendable {
         /// flush, checked at each append (there is no timer: call `Outbox.sync()` at shutdown
         /// and from a periodic tick). A power cut loses at most the pending records.
         case batched(records: Int, interval: Duration)
+        /// Never flushed, not even the cursor or the directory: for an outbox in memory (tmpfs),
+        /// where a flush costs system calls and buys nothing. A crash of the process loses nothing
+        /// (the kernel keeps the files); a power cut loses everything.
+        case never
     }
 
     /// The most undelivered records kept; when full, the oldest are dropped and counted. At least 1.
@@ -21,13 +25,18 @@ public struct OutboxConfiguration: Hashable, Sendable {
     public var segmentByteLimit: Int
     /// The largest record accepted, in bytes (topic and payload and 6 bytes of framing). At least 64.
     public var maximumRecordSize: Int
+    /// The index of the first record of an outbox made new (its directory has no segment and no
+    /// cursor); an outbox that exists keeps its own. For an outbox that takes over from another
+    /// one's indices.
+    public var firstIndex: UInt64
 
     /// Creates a configuration; the defaults keep 100,000 records, flush every append, and roll
     /// segments at 8,192 records or 4 MiB, and accept records up to 1 MiB.
     public init(
         capacity: Int = 100_000, syncPolicy: SyncPolicy = .everyAppend, segmentRecordLimit: Int = 8192,
-        segmentByteLimit: Int = 4 << 20, maximumRecordSize: Int = 1 << 20
+        segmentByteLimit: Int = 4 << 20, maximumRecordSize: Int = 1 << 20, firstIndex: UInt64 = 0
     ) {
+        self.firstIndex = firstIndex
         self.capacity = capacity
         self.syncPolicy = syncPolicy
         self.segmentRecordLimit = segmentRecordLimit

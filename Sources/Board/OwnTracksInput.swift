@@ -35,13 +35,15 @@ public struct OwnTracksInput: Hashable, Sendable {
     }
 
     /// What a message on an OwnTracks location topic means for the board: a location is a row (its
-    /// invalid optional fields left out), an `lwt` takes the device offline; anything else, or a
-    /// location without a valid `lat`, `lon` or `tst`, is rejected and counted.
+    /// invalid optional fields left out), an `lwt` takes the device offline, an empty message (the
+    /// usual clearing of a retained location) removes the row; anything else, or a location without
+    /// a valid `lat`, `lon` or `tst`, is rejected and counted.
     public func decode(_ topic: OwnTracksTopic, payload: [UInt8]) -> BoardInput {
         let name = topic.location
         guard let key = Self.key(for: topic) else {
             return .rejected(.init(topic: name, reason: "OwnTracks user and device make a board id over 64 characters"))
         }
+        if payload.isEmpty { return .activityCleared(key) }
         let decoded: OwnTracksCodec.Decoded
         do {
             decoded = try OwnTracksCodec.decode(payload)

@@ -9,7 +9,8 @@
 public struct HomeAssistantDiscovery: Hashable, Sendable {
     /// Home Assistant's discovery prefix; `homeassistant` by default.
     public var prefix: String
-    /// The node id: the device id with every character outside a-z, A-Z, 0-9, `_`, `-` as `_`.
+    /// The node id, also in every `unique_id` and the device's `identifiers`: the device id with
+    /// each `.` written as `D` (``nodeID(deviceID:)``), so that no two device ids share one.
     public let nodeID: String
     /// The device's display name.
     public var name: String
@@ -21,14 +22,30 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
     /// The discovery of the device `deviceID` (a Myeline device id) named `name`.
     public init(prefix: String, deviceID: String, name: String, statusTopic: String, softwareVersion: String? = nil) {
         self.prefix = prefix
-        self.nodeID = String(
-            deviceID.unicodeScalars.map { scalar in
-                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-")
-                    ? Character(scalar) : "_"
-            })
+        self.nodeID = Self.nodeID(deviceID: deviceID)
         self.name = name
         self.statusTopic = statusTopic
         self.softwareVersion = softwareVersion
+    }
+
+    /// The node id of a device id, in the characters Home Assistant allows there (`a-z A-Z 0-9 _ -`),
+    /// and different for different device ids.
+    ///
+    /// `a-z`, `0-9`, `_` and `-` stay as they are, and each `.` becomes a capital `D`: `truck.12` is
+    /// `truckD12`, `truck_12` stays `truck_12`. A device id is lower-case, so a capital letter in a
+    /// node id can only stand for a `.`. Any other character, never in a device id, is written `X`,
+    /// its Unicode code in lower-case hexadecimal, `X` (`A` is `X41X`), which keeps the mapping
+    /// one-to-one for every string.
+    public static func nodeID(deviceID: String) -> String {
+        var node = ""
+        for scalar in deviceID.unicodeScalars {
+            switch scalar {
+            case "a"..."z", "0"..."9", "_", "-": node.unicodeScalars.append(scalar)
+            case ".": node += "D"
+            default: node += "X\(String(scalar.value, radix: 16))X"
+            }
+        }
+        return node
     }
 
     /// The entities' object ids, with their component.
@@ -56,34 +73,48 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
             jsonAttributesTopic: attributesTopic, sourceType: "gps")
         let speed = Config(
             name: "Speed", uniqueID: "myeline_\(nodeID)_speed", device: device, availability: availability,
-            stateTopic: attributesTopic, valueTemplate: "{{ value_json.speed }}", unit: "m/s", deviceClass: "speed",
+            stateTopic: attributesTopic, valueTemplate: Self.speedTemplate, unit: "km/h", deviceClass: "speed",
             stateClass: "measurement")
         let satellites = Config(
             name: "Satellites", uniqueID: "myeline_\(nodeID)_satellites", device: device, availability: availability,
-            stateTopic: attributesTopic, valueTemplate: "{{ value_json.satellites }}", stateClass: "measurement",
+            stateTopic: attributesTopic, valueTemplate: Self.presentOrNone("satellites"), stateClass: "measurement",
             icon: "mdi:satellite-variant")
         return zip(configTopics, [tracker, speed, satellites]).map { ($0, InteropJSON.encode($1)) }
     }
 
+    /// The speed sensor's template: the attributes' `speed` (m/s) in km/h, to 0.1. Home Assistant
+    /// shows a speed sensor in its unit under the metric system, and converts it to mph under US
+    /// customary units; a sensor in m/s would stay in m/s for metric users.
+    static let speedTemplate =
+        "{{ (value_json.speed * 3.6) | round(1) if value_json.speed is defined else none }}"
+
+    /// A template reading `key` from the attributes, or `none` (the sensor shows "unknown") when the
+    /// fix has no such reading: asking for a missing key would make Home Assistant log a warning.
+    static func presentOrNone(_ key: String) -> String {
+        "{{ value_json.\(key) if value_json.\(key) is defined else none }}"
+    }
+
     /// The attributes message (retained) of one fix: `latitude`, `longitude` (degrees),
-    /// `gps_accuracy` (metres, left out when unknown), and `speed` (m/s), `altitude` (metres),
-    /// `course` (degrees true) and `satellites`, written as `null` when unknown so the sensors show
-    /// "unknown" rather than a stale value. Non-finite optional readings are unknown too.
+    /// `gps_accuracy` (metres, always: see ``HorizontalAccuracy``), and `speed` (m/s), `altitude`
+    /// (metres), `course` (degrees true) and `satellites` when known. An unknown reading is left out
+    /// (never `null`, which Home Assistant would show as an attribute); the sensors then show
+    /// "unknown" rather than a stale value. Non-finite readings are unknown too.
     public static func attributes(
-        latitude: Double, longitude: Double, accuracy: Double?, altitude: Double?, speed: Double?, course: Double?,
-        satellites: Int?
+        latitude: Double, longitude: Double, accuracy: HorizontalAccuracy, altitude: Double?, speed: Double?,
+        course: Double?, satellites: Int?
     ) -> [UInt8] {
         func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
         return InteropJSON.encode(
             Attributes(
-                latitude: latitude, longitude: longitude, accuracy: finite(accuracy), altitude: finite(altitude),
+                latitude: latitude, longitude: longitude, accuracy: accuracy.metres, altitude: finite(altitude),
                 speed: finite(speed), course: finite(course), satellites: satellites))
     }
 
+    /// Absent optionals are left out (the synthesized `encodeIfPresent`).
     private struct Attributes: Encodable {
         var latitude: Double
         var longitude: Double
-        var accuracy: Double?
+        var accuracy: Double
         var altitude: Double?
         var speed: Double?
         var course: Double?
@@ -92,17 +123,6 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
         enum CodingKeys: String, CodingKey {
             case latitude, longitude, altitude, speed, course, satellites
             case accuracy = "gps_accuracy"
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(latitude, forKey: .latitude)
-            try container.encode(longitude, forKey: .longitude)
-            try container.encodeIfPresent(accuracy, forKey: .accuracy)
-            try container.encode(altitude, forKey: .altitude)
-            try container.encode(speed, forKey: .speed)
-            try container.encode(course, forKey: .course)
-            try container.encode(satellites, forKey: .satellites)
         }
     }
 

@@ -87,4 +87,12 @@ public struct OwnTracksLocation: Hashable, Sendable {
 
     /// The fix time as a date.
     public var date: Date { Date(timeIntervalSince1970: TimeInterval(timestamp)) }
+
+    /// The tracker id of a device that has none configured: the last two letters or digits of its
+    /// OwnTracks device level (`van-7` gives `n7`, `truck.12` gives `12`), or its last two
+    /// characters when it has no letter or digit. Maps show it on the tracker's marker.
+    public static func defaultTrackerID(device: String) -> String {
+        let alphanumerics = device.filter { $0.isLetter || $0.isNumber }
+        return String((alphanumerics.isEmpty ? device : alphanumerics).suffix(2))
+    }
 }

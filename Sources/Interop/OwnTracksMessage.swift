@@ -99,7 +99,8 @@ public enum OwnTracksCodec {
     }
 
     /// Decodes a payload leniently, as the board shows phones: a location needs `lat`, `lon` and
-    /// `tst` of the right types and ranges (the schema's required fields); every optional field with
+    /// `tst` of the right types and ranges (the schema's required fields; `tst` a whole number of
+    /// seconds, as in the lwt); every optional field with
     /// a wrong type or range is dropped and named in ``Decoded/droppedFields``.
     /// - Throws: ``DecodingError`` when the payload is not a JSON object with a string `_type`, or a
     ///   location or lwt lacks a valid required field, or a cmd has no string `action`.
@@ -122,7 +123,7 @@ public enum OwnTracksCodec {
             guard let longitude = fields.number("lon", in: -180...180) else {
                 throw DecodingError(reason: "location without a valid lon (degrees, -180 to 180)")
             }
-            guard let timestamp = fields.integer("tst", in: 0...Self.latestTimestamp) else {
+            guard let timestamp = fields.integer("tst", in: 0...Self.latestTimestamp, fractions: .refused) else {
                 throw DecodingError(reason: "location without a valid tst (whole seconds since 1970)")
             }
             let location = OwnTracksLocation(
@@ -134,7 +135,7 @@ public enum OwnTracksCodec {
                 battery: fields.integer("batt", in: 0...100))
             return Decoded(message: .location(location), droppedFields: fields.dropped.sorted())
         case "lwt":
-            guard let timestamp = fields.integer("tst", in: 0...Self.latestTimestamp) else {
+            guard let timestamp = fields.integer("tst", in: 0...Self.latestTimestamp, fractions: .refused) else {
                 throw DecodingError(reason: "lwt without a valid tst (whole seconds since 1970)")
             }
             return Decoded(message: .lastWill(timestamp: timestamp), droppedFields: [])
@@ -165,10 +166,19 @@ public enum OwnTracksCodec {
             return number
         }
 
-        /// An integer; a number with a fraction (some apps write `"acc": 12.5`) is rounded.
-        mutating func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        /// What an integer field does with a number that has a fraction.
+        enum Fractions {
+            /// Rounded: some apps write `"acc": 12.5`.
+            case rounded
+            /// Invalid: `tst` is whole seconds, an integer in the schema.
+            case refused
+        }
+
+        /// An integer; a number with a fraction is rounded or invalid, as `fractions` says.
+        mutating func integer(_ key: String, in range: ClosedRange<Int>, fractions: Fractions = .rounded) -> Int? {
             guard let value = object[key] else { return nil }
             guard case .number(let number) = value, number.isFinite,
+                fractions == .rounded || number == number.rounded(),
                 Double(range.lowerBound) <= number.rounded(), number.rounded() <= Double(range.upperBound)
             else {
                 dropped.append(key)

@@ -5,6 +5,7 @@ extension StatusMessage {
         case schema, device, state, since, reason, version, dropped, instance
         case storageError = "storage-error"
         case clockOffset = "clock-offset"
+        case powerLosses = "power-losses"
     }
 
     /// Decodes and checks a status message.
@@ -25,6 +26,7 @@ extension StatusMessage {
         instance = try container.decodeIfPresent(.instance, .length(1...64))
         storageError = try container.decodeIfPresent(.storageError, .length(1...1024))
         clockOffset = try container.decodeIfPresent(Int.self, forKey: .clockOffset)
+        powerLosses = try container.decodeIfPresent(UInt64.self, forKey: .powerLosses)
     }
 
     /// Encodes the message; absent optionals are omitted.
@@ -40,5 +42,6 @@ extension StatusMessage {
         try container.encodeIfPresent(instance, forKey: .instance)
         try container.encodeIfPresent(storageError, forKey: .storageError)
         try container.encodeIfPresent(clockOffset, forKey: .clockOffset)
+        try container.encodeIfPresent(powerLosses, forKey: .powerLosses)
     }
 }

@@ -18,6 +18,7 @@ extension StatusMessage: WireJSONDecodable {
             dropped: try container.decodeIfPresent(UInt64.self, forKey: .dropped),
             instance: try container.decodeIfPresent(.instance, .length(1...64)),
             storageError: try container.decodeIfPresent(.storageError, .length(1...1024)),
-            clockOffset: try container.decodeIfPresent(Int.self, forKey: .clockOffset))
+            clockOffset: try container.decodeIfPresent(Int.self, forKey: .clockOffset),
+            powerLosses: try container.decodeIfPresent(UInt64.self, forKey: .powerLosses))
     }
 }

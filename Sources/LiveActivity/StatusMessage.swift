@@ -65,18 +65,24 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     /// agent's own timestamps (`timestamp`, `since`) are off by about that much; fix times and
     /// the stale dates made from them are the receiver's.
     public let clockOffset: Int?
+    /// How many times the agent started after a power cut (`power-losses`): it had stopped without
+    /// a clean shutdown and the spool it keeps in memory was gone, so the track points of the last
+    /// `storage.sync-interval` before the cut that were not yet delivered may be lost (their seqs
+    /// are never used again). Counted since its state directory was created; nil when none or
+    /// not reported.
+    public let powerLosses: UInt64?
 
     /// The message of an agent that connected at `since`, with the track points it has dropped so
-    /// far, why it cannot save to its state directory (if it cannot) and its clock's offset from
-    /// its receiver (if they disagree).
+    /// far, why it cannot save to its state directory (if it cannot), its clock's offset from
+    /// its receiver (if they disagree) and the power losses it resumed after (if any).
     public static func online(
         device: DeviceID, since: Date, dropped: UInt64? = nil, instance: String? = nil,
-        storageError: String? = nil, clockOffset: Int? = nil,
+        storageError: String? = nil, clockOffset: Int? = nil, powerLosses: UInt64? = nil,
         version: String = Myeline.version
     ) -> StatusMessage {
         StatusMessage(
             device: device, state: .online, since: since, reason: nil, version: version, dropped: dropped,
-            instance: instance, storageError: storageError, clockOffset: clockOffset)
+            instance: instance, storageError: storageError, clockOffset: clockOffset, powerLosses: powerLosses)
     }
 
     /// The message of an agent that goes offline cleanly at `since`.
@@ -86,7 +92,7 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     ) -> StatusMessage {
         StatusMessage(
             device: device, state: .offline, since: since, reason: reason, version: version, dropped: nil,
-            instance: instance, storageError: nil, clockOffset: nil)
+            instance: instance, storageError: nil, clockOffset: nil, powerLosses: nil)
     }
 
     /// The MQTT will: offline, reason `connection-lost`, without `since`.
@@ -95,6 +101,6 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
     {
         StatusMessage(
             device: device, state: .offline, since: nil, reason: .connectionLost, version: version, dropped: nil,
-            instance: instance, storageError: nil, clockOffset: nil)
+            instance: instance, storageError: nil, clockOffset: nil, powerLosses: nil)
     }
 }

@@ -157,27 +157,36 @@ public final class MQTTClient: Sendable {
         _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
     ) async throws -> Int32? {
         while true {
-            if let mid = try handOver(topic, payload: payload, qos: qos, retain: retain, properties: properties) {
+            if case .handedOver(let mid) = try handOver(
+                topic, payload: payload, qos: qos, retain: retain, properties: properties)
+            {
                 return mid
             }
             try await awaitConnection()
         }
     }
 
-    /// Hands a message to libmosquitto while the client is connected: the packet id whose
-    /// acknowledgement to wait for, `.some(nil)` when none will come (QoS 0, sent or not), nil when
-    /// a QoS 1 or 2 message must wait for a connection.
+    /// What ``handOver(_:payload:qos:retain:properties:)`` did with a message.
+    private enum HandOver {
+        /// libmosquitto has it: the packet id to wait for, nil when none will come.
+        case handedOver(Int32?)
+        /// Not connected: a QoS 1 or 2 message waits for the connection.
+        case offline
+    }
+
+    /// Hands a message to libmosquitto, only while connected: a message handed over while its
+    /// network thread is inside mosquitto_connect can miss the resend of queued messages and never
+    /// go out. Before a connection, QoS 1 and 2 messages wait (``HandOver/offline``) and go out
+    /// once connected.
     ///
-    /// A synchronous function of its own, never inlined into the async ``submit``: Swift 6.3.1's
-    /// optimiser crashes (signal 11, splitting that coroutine) on these typed throws inside it.
+    /// Synchronous, apart from ``submit(_:payload:qos:retain:properties:)`` and untyped: the Swift
+    /// 6.3 compiler crashes (signal 11, splitting the coroutine) on a release build when these
+    /// typed-throws calls are inside the async function.
     @inline(never)
     private func handOver(
         _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
-    ) throws(MQTTError) -> Int32?? {
+    ) throws -> HandOver {
         try MQTTTopic.validate(publishTopic: topic)
-        // Only while connected: a message handed to libmosquitto while its network thread is
-        // inside mosquitto_connect can miss the resend of queued messages and never go out.
-        // Before a connection, QoS 1 and 2 messages wait here and go out once connected.
         let sent = try handle.whileOpen { connection throws(MQTTError) in
             try connection.publish(
                 topic, payload: payload, qos: qos, retain: retain, properties: properties,
@@ -185,7 +194,7 @@ public final class MQTTClient: Sendable {
         }
         guard let (status, mid) = sent else {
             if qos == .atMostOnce { throw MQTTError(.notConnected, "cannot publish to \(topic): not connected") }
-            return nil
+            return .offline
         }
         // A connection lost since: libmosquitto keeps a QoS 1 or 2 message and resends it after
         // the reconnection.
@@ -193,9 +202,9 @@ public final class MQTTClient: Sendable {
         if qos == .atMostOnce || (!status.isSuccess && !queuedOffline) {
             context.ignoreAcknowledgement(of: mid)
             try status.check("cannot publish to \(topic)")
-            return .some(nil)
+            return .handedOver(nil)
         }
-        return mid
+        return .handedOver(mid)
     }
 
     /// Returns at the next connection (at once when connected).

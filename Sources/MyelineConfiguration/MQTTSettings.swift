@@ -1,5 +1,9 @@
 import MQTT
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The broker connection settings (the `mqtt.*` keys) every Myeline executable reads; the password
 /// itself is never held here, only where to read it from.
 public struct MQTTSettings: Hashable, Sendable {
@@ -14,6 +18,7 @@ public struct MQTTSettings: Hashable, Sendable {
         ConfigurationKey("mqtt.protocol"),
         ConfigurationKey("mqtt.username"),
         ConfigurationKey("mqtt.password-file"),
+        ConfigurationKey("mqtt.allow-plain-password"),
         ConfigurationKey("mqtt.tls.ca-file"),
         ConfigurationKey("mqtt.tls.cert-file"),
         ConfigurationKey("mqtt.tls.key-file"),
@@ -33,6 +38,10 @@ public struct MQTTSettings: Hashable, Sendable {
     public var username: String?
     /// Where the password comes from: `mqtt.password-file`, else `MYELINE_MQTT_PASSWORD` if set; none by default.
     public var password: PasswordSource?
+    /// Whether a password may travel unencrypted (`mqtt.allow-plain-password`): `mqtt://` to a
+    /// host other than this machine's loopback is refused with a password unless this is true (a
+    /// network the operator trusts, such as a VPN); false by default.
+    public var allowsPlaintextPassword = false
     /// TLS files (`mqtt.tls.ca-file`, `mqtt.tls.cert-file`, `mqtt.tls.key-file`); none by default.
     public var tls = MQTTTLSConfiguration()
     /// Reconnection delays (`mqtt.reconnect.initial-delay`, `mqtt.reconnect.max-delay`); 1 s to 60 s by default.
@@ -61,11 +70,15 @@ public struct MQTTSettings: Hashable, Sendable {
     /// | `mqtt.protocol` | `5` or `3.1.1` | `5` |
     /// | `mqtt.username` | string | none (anonymous) |
     /// | `mqtt.password-file` | path | none (then `MYELINE_MQTT_PASSWORD`, if set) |
+    /// | `mqtt.allow-plain-password` | boolean | `false` |
     /// | `mqtt.tls.ca-file` | path | none (system CAs with `mqtts://`) |
     /// | `mqtt.tls.cert-file` | path | none |
     /// | `mqtt.tls.key-file` | path | none |
     /// | `mqtt.reconnect.initial-delay` | seconds, > 0 | `1` |
     /// | `mqtt.reconnect.max-delay` | seconds, ≥ initial delay | `60` |
+    ///
+    /// A password over `mqtt://` to a host that is not this machine's loopback (`localhost`,
+    /// 127.0.0.0/8, `::1`) is refused, naming `mqtt.broker`, unless `mqtt.allow-plain-password`.
     ///
     /// - Throws: ``ConfigurationError`` naming the first key at fault.
     public mutating func read(_ values: KeyReader, environment: [String: String]) throws(ConfigurationError) {
@@ -91,6 +104,16 @@ public struct MQTTSettings: Hashable, Sendable {
                 key: "mqtt.username",
                 "a password is set (\(password.map(Self.describe) ?? "")) but no username: set mqtt.username")
         }
+        if let allow = try values.boolean("mqtt.allow-plain-password") { allowsPlaintextPassword = allow }
+        if password != nil, !allowsPlaintextPassword, case .tcp(let host, _) = broker.transport,
+            !Self.isLoopback(host)
+        {
+            throw values.error(
+                "mqtt.broker",
+                "mqtt:// would send the password of \(username ?? "") to \(host) unencrypted, for anyone on the way "
+                    + "to read: use mqtts://\(host) (TLS, docs/broker-connection.md), or, on a network you trust "
+                    + "(a VPN), set mqtt.allow-plain-password: true")
+        }
         tls.caFile = try values.string("mqtt.tls.ca-file")
         tls.certificateFile = try values.string("mqtt.tls.cert-file")
         tls.keyFile = try values.string("mqtt.tls.key-file")
@@ -111,6 +134,38 @@ public struct MQTTSettings: Hashable, Sendable {
         } catch {
             throw ConfigurationError(key: key(for: error.message), source: nil, error.message)
         }
+    }
+
+    /// Whether `host` (a name or an address literal) is this machine's loopback without asking a
+    /// resolver: `localhost` and names under `.localhost` (RFC 6761), 127.0.0.0/8, `::1` and
+    /// `::ffff:127.x.x.x`. Any other name counts as remote, even one that resolves to loopback.
+    public static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased()
+        if name == "localhost" || name == "localhost." || name.hasSuffix(".localhost")
+            || name.hasSuffix(".localhost.")
+        {
+            return true
+        }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+        return bytes == Array(repeating: 0, count: 15) + [1] || (mapped && bytes[12] == 127)
+    }
+
+    /// A warning when the password file can be read by any user of this machine (mode `o+r`):
+    /// its path and mode, and the fix; nil when it cannot, or when there is no password file. The
+    /// programs log it once at start.
+    public func passwordFileExposure() -> (message: String, metadata: [String: String])? {
+        guard case .file(let path)? = password else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IROTH != 0 else { return nil }
+        return (
+            "The password file is readable by every user of this machine: make it mode 0640, owner root, group of the service's user (or 0600)",
+            ["mqtt.password_file": path, "file.mode": String(status.st_mode & 0o7777, radix: 8)]
+        )
     }
 
     /// Reads the password, if one is configured; it is never logged.
@@ -149,6 +204,7 @@ public struct MQTTSettings: Hashable, Sendable {
             row("mqtt.username", username),
             row("mqtt.password-file", { if case .file(let path)? = password { path } else { nil } }()),
             passwordRow,
+            row("mqtt.allow-plain-password", "\(allowsPlaintextPassword)"),
             row("mqtt.tls.ca-file", tls.caFile),
             row("mqtt.tls.cert-file", tls.certificateFile),
             row("mqtt.tls.key-file", tls.keyFile),

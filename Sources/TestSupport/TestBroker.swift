@@ -17,7 +17,8 @@ public final class TestBroker: Sendable {
         /// the broker's directory and a free port of 127.0.0.1, may write files there, and returns
         /// the mosquitto.conf lines that define the listener on that port (and anything else);
         /// clients connect with TLS to `localhost` when `tls`, else with TCP to 127.0.0.1. No
-        /// `allow_anonymous` or password lines are added: the lines decide.
+        /// `allow_anonymous` or password lines are added: the lines decide; a `user` line among
+        /// them replaces the current user's.
         case configured(tls: Bool, lines: @Sendable (_ directory: String, _ port: Int) throws -> [String])
     }
 
@@ -148,7 +149,10 @@ public final class TestBroker: Sendable {
             address = BrokerAddress(.tls(host: "localhost", port: port))
         case .configured(let tls, let configure):
             let port = try freeLoopbackPort()
-            lines += try configure(directory, port)
+            let configured = try configure(directory, port)
+            // The test's own user line (a deployment's broker user) replaces ours: mosquitto takes one.
+            if configured.contains(where: { $0.hasPrefix("user ") }) { lines.removeFirst() }
+            lines += configured
             address = BrokerAddress(tls ? .tls(host: "localhost", port: port) : .tcp(host: "127.0.0.1", port: port))
         }
         lines += extraConfiguration

@@ -18,6 +18,12 @@ public final class TestTCPProxy: Sendable {
         /// Forward the whole PUBLISH, then close both sides before any answer reaches the client:
         /// the server has the message, the client does not know it.
         case whole
+        /// QoS 2 only: forward the whole PUBLISH and the server's PUBREC, then close both sides when
+        /// the client's PUBREL for it comes, without forwarding it, and refuse new connections
+        /// (``setOpen(_:)`` lets them through again): the server holds the message unreleased,
+        /// the client waits for its PUBCOMP. A server that then restarts without its sessions
+        /// never delivers it, and completes the PUBREL the client sends again after reconnecting.
+        case beforeRelease
     }
 
     /// One planned cut: the next PUBLISH of this QoS (0, 1 or 2), cut in this way.
@@ -187,6 +193,8 @@ public final class TestTCPProxy: Sendable {
     /// Reads the client's bytes packet by packet and forwards them, cutting where the plan says.
     private func forwardPackets(_ link: Link) {
         var pending: [UInt8] = []
+        /// The packet identifier of a PUBLISH cut `.beforeRelease`, whose PUBREL ends the link.
+        var awaitedRelease: Int?
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = read(link.client, &buffer, buffer.count)
@@ -196,6 +204,14 @@ public final class TestTCPProxy: Sendable {
             while let length = Self.packetLength(pending) {
                 let packet = Array(pending[..<length])
                 pending.removeFirst(length)
+                if let awaited = awaitedRelease, packet[0] == 0x62, packet.count >= 4,
+                    Int(packet[2]) << 8 | Int(packet[3]) == awaited
+                {
+                    state.withLock { $0.isOpen = false }
+                    link.cut()
+                    notifyCut()
+                    return
+                }
                 if packet[0] >> 4 == 3, let cut = takeCut(qos: Int(packet[0] >> 1) & 3, packet: packet) {
                     switch cut.kind {
                     case .half:
@@ -205,6 +221,10 @@ public final class TestTCPProxy: Sendable {
                         // The answer must not reach the client: stop relaying before sending.
                         link.muteServer()
                         _ = link.sendToServer(packet[...])
+                    case .beforeRelease:
+                        awaitedRelease = Self.packetIdentifier(ofPublish: packet)
+                        guard link.sendToServer(packet[...]) else { return }
+                        continue
                     }
                     link.cut()
                     notifyCut()
@@ -237,6 +257,17 @@ public final class TestTCPProxy: Sendable {
             return ready
         }
         for continuation in ready { continuation.resume() }
+    }
+
+    /// The packet identifier of a QoS 1 or 2 PUBLISH packet: the two bytes after the topic.
+    static func packetIdentifier(ofPublish packet: [UInt8]) -> Int? {
+        guard let (_, lengthBytes) = remainingLength(packet) else { return nil }
+        let start = 1 + lengthBytes
+        guard packet.count >= start + 2 else { return nil }
+        let topicLength = Int(packet[start]) << 8 | Int(packet[start + 1])
+        let identifier = start + 2 + topicLength
+        guard packet.count >= identifier + 2 else { return nil }
+        return Int(packet[identifier]) << 8 | Int(packet[identifier + 1])
     }
 
     /// The length of the first packet of `bytes` when all of it is there, else nil.

@@ -45,50 +45,13 @@ struct AgentCoreRuntimeTests {
         #expect(connected.has(.deliverPoints))
     }
 
-    @Test func theBrokerSayingSessionTakenOverIsASecondAgent() {
+    @Test func powerLossesAreInTheStatusOnlyWhenThereWereSome() {
         var script = Script()
-        script.start()
-        script.at(1, .connected(sessionPresent: false))
-        #expect(!script.at(2, .disconnected(sessionTakenOver: false)).has(.reconnectSlowly))
-        let taken = script.at(3, .disconnected(sessionTakenOver: true))
-        #expect(taken.has(.reconnectSlowly))
-        #expect(taken.logs(.error).count == 1)
-        let again = script.at(4, .disconnected(sessionTakenOver: true))
-        #expect(!again.has(.reconnectSlowly))
-        #expect(again.logs(.info) == ["Connection lost while another agent uses this device id"])
-    }
-
-    static func online(_ instance: String?, _ seconds: Double) -> StatusMessage {
-        .online(device: Script.device, since: Script.epoch + seconds, instance: instance)
-    }
-
-    /// The statuses on this device's own topic: only another instance, online, since this process
-    /// started, and not merely left retained from an earlier run at the first connection, is a
-    /// second agent.
-    @Test(
-        arguments: [
-            (instance: "other", seconds: 5.0, retained: false, connections: 1, detected: true),
-            (instance: "other", seconds: 5.0, retained: true, connections: 2, detected: true),
-            (instance: "earlier", seconds: 5.0, retained: true, connections: 1, detected: false),
-            (instance: "earlier", seconds: -60.0, retained: false, connections: 2, detected: false),
-            (instance: "mine", seconds: 5.0, retained: false, connections: 2, detected: false),
-            (instance: nil, seconds: 5.0, retained: false, connections: 2, detected: false),
-        ] as [(instance: String?, seconds: Double, retained: Bool, connections: Int, detected: Bool)])
-    func statusesOnTheOwnTopic(instance: String?, seconds: Double, retained: Bool, connections: Int, detected: Bool) {
-        var script = Script()
-        script.start()
-        for index in 0..<connections { script.at(Double(index), .connected(sessionPresent: false)) }
-        let actions = script.at(6, .status(Self.online(instance, seconds), retained: retained))
-        #expect(actions.has(.reconnectSlowly) == detected)
-    }
-
-    @Test func anOfflineStatusOfAnotherInstanceIsNotASecondAgent() {
-        var script = Script()
-        script.start()
-        script.at(1, .connected(sessionPresent: false))
-        script.at(2, .connected(sessionPresent: false))
-        let offline = StatusMessage.offline(device: Script.device, since: Script.epoch + 5, instance: "other")
-        #expect(!script.at(6, .status(offline, retained: false)).has(.reconnectSlowly))
+        script.start(powerLosses: 2)
+        #expect(script.at(1, .connected(sessionPresent: false)).statuses.map(\.powerLosses) == [2])
+        var none = Script()
+        none.start()
+        #expect(none.at(1, .connected(sessionPresent: false)).statuses.map(\.powerLosses) == [nil])
     }
 
     @Test func theHeartbeatIsTheNextDeadlineAndRepublishesAtIt() {

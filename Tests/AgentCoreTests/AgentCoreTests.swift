@@ -150,7 +150,8 @@ struct AgentCoreOrphanTests {
     func retainedMessages(_ row: Row) {
         var script = Script()
         script.start()
-        if row.conflict { script.at(1, .disconnected(sessionTakenOver: true)) }
+        // Two takeovers: a second agent (AgentCorePresenceTests).
+        if row.conflict { script.at(1, .disconnected(sessionTakenOver: true), .disconnected(sessionTakenOver: true)) }
         let actions = script.at(2, .retained(activityID: row.activity, payload: row.payload))
         #expect(actions.envelopes == row.expected)
         // Seen again (the next subscription): nothing more.

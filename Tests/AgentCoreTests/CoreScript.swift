@@ -66,10 +66,10 @@ struct CoreScript {
 
     /// Starts the core with nothing saved.
     @discardableResult
-    mutating func start(saved: [AgentCore.Record] = [], outbox: [OutboxRecord] = [], dropped: UInt64 = 0)
-        -> [AgentCore.Action]
-    {
-        at(seconds, .started(saved: saved, outboxTail: outbox, dropped: dropped))
+    mutating func start(
+        saved: [AgentCore.Record] = [], outbox: [OutboxRecord] = [], dropped: UInt64 = 0, powerLosses: UInt64 = 0
+    ) -> [AgentCore.Action] {
+        at(seconds, .started(saved: saved, outboxTail: outbox, dropped: dropped, powerLosses: powerLosses))
     }
 
     /// A 3D fix at `seconds`, `north` metres north of 52.52 N 13.40 E.
@@ -126,14 +126,21 @@ extension Array where Element == AgentCore.Action {
     /// The records saved.
     var savedRecords: [AgentCore.Record] {
         flatMap { action -> [AgentCore.Record] in
-            if case .persist(_, let records) = action { records } else { [] }
+            if case .persist(_, let records, _) = action { records } else { [] }
+        }
+    }
+
+    /// The activities whose saved change is a milestone.
+    var milestones: Set<String> {
+        reduce(into: []) { milestones, action in
+            if case .persist(_, _, let more) = action { milestones.formUnion(more) }
         }
     }
 
     /// The track points appended to the outbox.
     var points: [AgentCore.TrackPointEntry] {
         flatMap { action -> [AgentCore.TrackPointEntry] in
-            if case .persist(let points, _) = action { points } else { [] }
+            if case .persist(let points, _, _) = action { points } else { [] }
         }
     }
 

@@ -46,6 +46,9 @@ struct OwnTracksBoardTests {
         Case(
             name: "tst as a string", topic: "owntracks/jane/phone",
             payload: #"{"_type":"location","lat":1,"lon":1,"tst":"1709294400"}"#, shown: nil),
+        Case(
+            name: "a fractional tst (docs: whole seconds)", topic: "owntracks/jane/phone",
+            payload: #"{"_type":"location","lat":52.5,"lon":13.4,"tst":1709294400.5}"#, shown: nil),
         Case(name: "not JSON", topic: "owntracks/jane/phone", payload: "\u{0}\u{1}garbage", shown: nil),
         Case(name: "no _type", topic: "owntracks/jane/phone", payload: #"{"lat":1,"lon":1,"tst":1}"#, shown: nil),
         Case(
@@ -112,6 +115,19 @@ struct OwnTracksBoardTests {
         let back = try #require(fleet.rows[Self.key])
         #expect(back.content.latitude == 52.6)
         #expect(fleet.state(of: back, at: Date(timeIntervalSince1970: TimeInterval(Self.tst + 60))) == .active)
+    }
+
+    @Test("an empty retained message, as remove-integrations or mosquitto_pub -r -n sends it, removes the row")
+    func cleared() {
+        var fleet = Fleet()
+        _ = Self.apply(&fleet, "owntracks/jane/phone", "{\(Self.location)}")
+        #expect(fleet.rows[Self.key] != nil)
+        #expect(Self.apply(&fleet, "owntracks/jane/phone", "") == .removed(Self.key))
+        #expect(fleet.rows.isEmpty)
+        #expect(fleet.rejectedCount == 0)
+        // Clearing a device the board never showed changes nothing and is not an error.
+        #expect(Self.apply(&fleet, "owntracks/bob/phone", "") == .unchanged)
+        #expect(fleet.rejectedCount == 0)
     }
 
     @Test("without --owntracks, OwnTracks topics are rejected like any foreign topic")

@@ -30,10 +30,13 @@ enum AgentHarness {
             ]
             + arguments
         let program = launcher.first ?? agent
+        // The spool inside the test's state directory, which the test removes (the default, in
+        // /dev/shm, would outlive an agent the test kills).
+        let spool = ["MYELINE_STORAGE_SPOOL_DIRECTORY": state + "/spool"]
         return try TestProcess(
             name: "myeline-agent \(device)", executable: program,
             arguments: launcher.isEmpty ? Array(command.dropFirst()) : Array(launcher.dropFirst()) + command,
-            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+            environment: ProcessInfo.processInfo.environment.merging(spool) { $1 }.merging(environment) { $1 })
     }
 
     /// Runs `body` with a private broker, an observer of its topics (``observer(_:_:)``, killed

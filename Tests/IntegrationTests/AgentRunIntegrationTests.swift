@@ -230,9 +230,14 @@ struct AgentRunIntegrationTests {
     }
 
     /// The activities saved in an agent's state directory.
+    /// The activities the agent with state directory `state` (and the harness's spool in it) left,
+    /// as its next start reads them: the spool's exact records after a crash or SIGKILL (the
+    /// machine did not stop), the journal's after a clean exit (which removes the spool).
     static func savedActivities(in state: String) throws -> [PersistedActivity<LocationActivityAttributes>] {
-        try ActivityStateStore<LocationActivityAttributes>.loadAll(
-            directory: state + "/activities", logger: Logger(label: "test"))
+        let spool = state + "/spool/activities"
+        let directory = FileManager.default.fileExists(atPath: spool) ? spool : state + "/activities"
+        return try ActivityStateStore<LocationActivityAttributes>.loadAll(
+            directory: directory, logger: Logger(label: "test"))
     }
 
     /// The fixes the tracker accepts from the capture, replayed as the agent does (recorded times).

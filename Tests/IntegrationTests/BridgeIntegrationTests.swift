@@ -38,7 +38,7 @@ struct BridgeIntegrationTests {
     @Test func theCentralBoardSeesASiteDeviceAndEveryTrackPointAfterTheSiteBrokerRestarts() async throws {
         try await FleetCredentials.withLockedBroker { central, credentials in
             let observer = try await AgentHarness.observer(
-                connection: try credentials.mosquittoArguments(central, "aggregator"))
+                connection: try credentials.mosquittoArguments(central, "watcher"))
             defer { observer.signal(SIGKILL) }
             // The site broker keeps its messages for the bridge across its restart, as a deployed one does.
             try await TestBroker.with(extraConfiguration: try Self.bridge(to: central, credentials), persistent: true) {

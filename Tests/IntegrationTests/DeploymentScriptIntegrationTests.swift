@@ -43,9 +43,70 @@ struct SystemdUnitIntegrationTests {
         #expect(guide.contains("`\(unit)` | 1.2 OK"))
     }
 
+    /// Debian's mosquitto.service with `deploy/mosquitto/mosquitto.service.d/myeline.conf` as its
+    /// drop-in, verified by `systemd-analyze` from a unit path of their own (`SYSTEMD_UNIT_PATH`);
+    /// `replacing` changes the drop-in's text first. Returns what `systemd-analyze verify` printed.
+    static func verifyMosquittoDropIn(replacing replacements: [(String, String)] = []) async throws -> String {
+        let analyze = try executablePath("systemd-analyze", package: "systemd")
+        let unit = "/lib/systemd/system/mosquitto.service"
+        guard FileManager.default.fileExists(atPath: unit) else {
+            throw TestSupportError("\(unit) is missing: apt-get install mosquitto")
+        }
+        return try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                atPath: "\(directory)/mosquitto.service.d", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: unit, toPath: "\(directory)/mosquitto.service")
+            try DeploymentFiles.text("deploy/mosquitto/mosquitto.service.d/myeline.conf", replacing: replacements)
+                .write(toFile: "\(directory)/mosquitto.service.d/myeline.conf", atomically: true, encoding: .utf8)
+            let process = try TestProcess(
+                name: "systemd-analyze", executable: analyze, arguments: ["verify", "mosquitto.service"],
+                environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "SYSTEMD_UNIT_PATH": "\(directory):"])
+            defer { process.signal(SIGKILL) }
+            let status = try await withDeadline(.seconds(60), what: "systemd-analyze verify", process: process) {
+                try await process.waitForExit()
+            }
+            #expect(status == 0, "\(process.output)")
+            return process.output
+        }
+    }
+
+    /// Issue 23, finding 3: Debian's unit sets no `LimitNOFILE`, and production.conf no
+    /// `max_connections`. The drop-in loads without a word (a broken value would be named, as the
+    /// second check shows), and leaves at least twice production.conf's `max_connections` in
+    /// descriptors, so that a flood meets the cap before the broker runs out (BrokerAttackIntegrationTests).
+    @Test func theMosquittoDropInLoadsAndLeavesRoomAboveMaxConnections() async throws {
+        #expect(try await Self.verifyMosquittoDropIn() == "")
+        let broken = try await Self.verifyMosquittoDropIn(replacing: [("LimitNOFILE=65536", "LimitNOFILE=many")])
+        #expect(broken.contains("myeline.conf") && broken.contains("Failed to parse resource value"), "\(broken)")
+        func value(_ file: String, _ key: String) throws -> Int {
+            let line = try DeploymentFiles.text(file).split(separator: "\n").first { $0.hasPrefix(key) }
+            return try #require(line.flatMap { Int($0.dropFirst(key.count)) }, "\(key) in \(file)")
+        }
+        let descriptors = try value("deploy/mosquitto/mosquitto.service.d/myeline.conf", "LimitNOFILE=")
+        let connections = try value("deploy/mosquitto/production.conf", "max_connections ")
+        #expect(descriptors >= 2 * connections, "LimitNOFILE \(descriptors), max_connections \(connections)")
+    }
+
+    /// The firewall rule docs/security.md gives against one address holding the broker's
+    /// connections: `nft -c` parses and checks it without loading it.
+    @Test func theConnectionLimitRulesetIsValid() async throws {
+        let nft = try executablePath("nft", package: "nftables")
+        let output = try await runProgram(
+            nft, ["-c", "-f", DeploymentFiles.path("deploy/mosquitto/connection-limit.nft")])
+        #expect(output.isEmpty, "\(output)")
+        // The port it limits is production.conf's listener's.
+        let listener = try #require(
+            try DeploymentFiles.text("deploy/mosquitto/production.conf").split(separator: "\n")
+                .first { $0.hasPrefix("listener ") })
+        let port = listener.dropFirst("listener ".count)
+        let rules = try DeploymentFiles.text("deploy/mosquitto/connection-limit.nft").split(separator: "\n")
+            .filter { $0.contains("ct count over") }
+        #expect(rules.count == 2 && rules.allSatisfy { $0.contains("tcp dport \(port) ") }, "\(rules)")
+    }
+
     @Test(arguments: [
         "deploy/install.sh", "deploy/mosquitto/make-credentials.sh", "scripts/install-dependencies",
-        "scripts/measure-agent-writes", "scripts/demo", "scripts/test", "scripts/fuzz", "scripts/sanitize", ".ci/run",
+        "scripts/demo", "scripts/test", "scripts/fuzz", "scripts/sanitize", ".ci/run",
     ])
     func scriptIsShellcheckClean(script: String) async throws {
         let shellcheck = try executablePath("shellcheck", package: "shellcheck")

@@ -29,77 +29,178 @@ enum DeploymentFiles {
     }
 }
 
-/// The credentials of a locked-down fleet broker, made by `deploy/mosquitto/make-credentials.sh` in
-/// a test's directory: a CA, the broker's certificate for localhost, a client certificate for
-/// `dev-a`, and a password for every account.
+/// A locked-down fleet broker's files, set up in a test's directory as `deploy/mosquitto/production.conf`'s
+/// header says, its commands run as written (paths substituted): the CA and the broker's certificate
+/// made on "the machine that keeps the CA" (`ca/`), the broker's files installed in its
+/// `/etc/mosquitto` (`etc/mosquitto/`, as Debian's package leaves it), and a password for every
+/// account; then a client certificate for `dev-a` and `dev-b`.
 struct FleetCredentials {
-    /// The accounts: two devices and the roles of `deploy/mosquitto/acl`.
-    static let accounts = ["dev-a", "dev-b", "aggregator", "operator", "site-1"]
+    /// The accounts: two devices and the roles of `deploy/mosquitto/acl`. `dev-a` stands for the
+    /// header's `van-7` (behind `site-1`), `dev-b` for a device elsewhere; `watcher` is a second
+    /// board account, for the tests' `mosquitto_sub` observers (one connection per account).
+    static let accounts = ["dev-a", "dev-b", "aggregator", "watcher", "operator", "site-1"]
 
-    /// Where `/etc/mosquitto/` of the deployment files is: `certs/`, `myeline/passwords`, and
-    /// `secrets/NAME.password` (each account's password alone, as a client's password file).
+    /// The test's directory: `ca/` (the CA's machine), `etc/mosquitto/` (the broker's), and
+    /// `secrets/` (where the header's broker commands ran, holding each account's password alone,
+    /// `NAME.password`, as a client's password file).
     let directory: String
 
-    var caFile: String { "\(directory)/certs/ca.crt" }
+    /// The CA's directory, on the CA's machine.
+    var certificateAuthority: String { "\(directory)/ca" }
+    /// The broker's `/etc/mosquitto`.
+    var brokerFiles: String { "\(directory)/etc/mosquitto" }
+    var caFile: String { "\(certificateAuthority)/ca.crt" }
     func passwordFile(_ account: String) -> String { "\(directory)/secrets/\(account).password" }
-    func certificateFile(_ account: String) -> String { "\(directory)/certs/\(account).crt" }
-    func keyFile(_ account: String) -> String { "\(directory)/certs/\(account).key" }
+    func certificateFile(_ account: String) -> String { "\(certificateAuthority)/\(account).crt" }
+    func keyFile(_ account: String) -> String { "\(certificateAuthority)/\(account).key" }
 
     func password(_ account: String) throws -> String {
         try String(contentsOfFile: passwordFile(account), encoding: .utf8).trimmingCharacters(in: .newlines)
     }
 
-    static func make(in directory: String) async throws -> FleetCredentials {
-        let script = DeploymentFiles.path("deploy/mosquitto/make-credentials.sh")
-        try FileManager.default.createDirectory(atPath: "\(directory)/secrets", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: "\(directory)/myeline", withIntermediateDirectories: true)
-        try await runProgram(script, ["ca", "\(directory)/certs"])
-        try await runProgram(script, ["server", "\(directory)/certs", "localhost", "127.0.0.1"])
-        try await runProgram(script, ["client", "\(directory)/certs", "dev-a"])
-        for account in accounts {
-            try await runProgram(
-                script,
-                ["password", "\(directory)/myeline/passwords", account, "\(directory)/secrets/\(account).password"])
+    static let script = DeploymentFiles.path("deploy/mosquitto/make-credentials.sh")
+
+    /// The shell commands of production.conf's header (its indented lines), with the test's paths:
+    /// `systemctl` is left out (no systemd here), the broker's host names are `localhost` and
+    /// 127.0.0.1, the device `van-7` is `dev-a` and `van-8` a device of no test (`dev-c`).
+    func headerCommands() throws -> (caMachine: [String], broker: [String]) {
+        let text = try DeploymentFiles.text("deploy/mosquitto/production.conf")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let brokerStep = lines.firstIndex(where: { $0.hasPrefix("# 2. On the broker") }) else {
+            throw TestSupportError("production.conf no longer has its step 2 (On the broker): update the test")
         }
-        return FleetCredentials(directory: directory)
+        func commands(_ range: ArraySlice<String>) -> [String] {
+            range.filter { $0.hasPrefix("#      ") && !$0.contains("systemctl ") }.map { line in
+                var command = String(line.dropFirst(7))
+                for (pattern, replacement) in [
+                    ("deploy/mosquitto/", "\(DeploymentFiles.root)/deploy/mosquitto/"),
+                    ("~/myeline-ca", certificateAuthority), ("/etc/mosquitto/", "\(brokerFiles)/"),
+                    ("/etc/systemd/system/", "\(directory)/etc/systemd/system/"),
+                    ("broker.example.net", "localhost 127.0.0.1"), ("van-7", "dev-a"), ("van-8", "dev-c"),
+                ] {
+                    command = command.replacingOccurrences(of: pattern, with: replacement)
+                }
+                return command
+            }
+        }
+        return (commands(lines[..<brokerStep]), commands(lines[brokerStep...]))
     }
 
-    /// The `mosquitto.conf` lines of a broker running `deploy/mosquitto/production.conf` and
-    /// `deploy/mosquitto/acl` as Debian's package would (an `include_dir` of conf.d), with these
-    /// credentials' paths and the test's `port` on 127.0.0.1 substituted; with
-    /// `certificateIdentity`, the file's optional client-certificate lines are turned on.
-    func brokerConfiguration(directory brokerDirectory: String, port: Int, certificateIdentity: Bool) throws
-        -> [String]
-    {
-        var replacements = [
-            ("/etc/mosquitto/certs/", "\(directory)/certs/"), ("/etc/mosquitto/myeline/", "\(directory)/myeline/"),
-            ("\nlistener 8883\n", "\nlistener \(port) 127.0.0.1\n"),
-        ]
+    /// Runs `commands` with bash in `directory`, stopping at the first that fails.
+    static func run(_ commands: [String], in directory: String) async throws {
+        try await runProgram(
+            "/bin/bash", ["-euo", "pipefail", "-c", (["cd \(directory)"] + commands).joined(separator: "\n")])
+    }
+
+    static func make(in directory: String) async throws -> FleetCredentials {
+        let credentials = FleetCredentials(directory: directory)
+        let manager = FileManager.default
+        // The broker reads the files as the user mosquitto: the test's directory is its /.
+        try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        // What Debian's mosquitto package makes.
+        for path in ["etc", "etc/mosquitto", "etc/mosquitto/certs", "etc/mosquitto/conf.d"] {
+            try manager.createDirectory(
+                atPath: "\(directory)/\(path)", withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
+        }
+        try manager.createDirectory(atPath: "\(directory)/secrets", withIntermediateDirectories: true)
+        let (caMachine, broker) = try credentials.headerCommands()
+        try await run(caMachine, in: directory)
+        // "then copy ... to the broker".
+        for file in ["ca.crt", "crl.pem", "server.crt", "server.key"] {
+            try manager.copyItem(
+                atPath: "\(credentials.certificateAuthority)/\(file)", toPath: "\(directory)/secrets/\(file)")
+        }
+        try await run(broker, in: "\(directory)/secrets")
+        try credentials.checkInstalledFiles()
+        let accounts = "\(credentials.brokerFiles)/myeline"
+        try await runProgram(script, ["password", "\(accounts)/passwords", "dev-b", credentials.passwordFile("dev-b")])
+        try await runProgram(script, ["board", accounts, "watcher", credentials.passwordFile("watcher")])
+        for device in ["dev-a", "dev-b"] {
+            try await runProgram(script, ["client", credentials.certificateAuthority, device])
+        }
+        return credentials
+    }
+
+    /// Checks what the header's commands left on the broker: the checkout's production.conf; the
+    /// checkout's acl, with make-credentials.sh's blocks for the header's accounts identical to the
+    /// shipped ones; and no CA key. (That the user mosquitto can read them, the broker shows.)
+    func checkInstalledFiles() throws {
+        let installed = try String(contentsOfFile: "\(brokerFiles)/conf.d/myeline.conf", encoding: .utf8)
+        guard installed == (try DeploymentFiles.text("deploy/mosquitto/production.conf")) else {
+            throw TestSupportError("the installed myeline.conf is not deploy/mosquitto/production.conf")
+        }
+        let acl = try String(contentsOfFile: "\(brokerFiles)/myeline/acl", encoding: .utf8)
+        let shipped = try DeploymentFiles.text(
+            "deploy/mosquitto/acl", replacing: [("van-7", "dev-a"), ("van-8", "dev-c")])
+        guard acl == shipped else {
+            throw TestSupportError(
+                "make-credentials.sh's ACL blocks differ from deploy/mosquitto/acl's:\n\(acl)\n---\n\(shipped)")
+        }
+        let files = try FileManager.default.subpathsOfDirectory(atPath: "\(directory)/etc")
+        guard !files.contains(where: { $0.hasSuffix("ca.key") }) else {
+            throw TestSupportError("the CA key is on the broker: \(files)")
+        }
+    }
+
+    /// The `mosquitto.conf` lines of a broker that runs the installed files as Debian's package
+    /// would (an `include_dir` of conf.d, as the user mosquitto when the tests run as root), with
+    /// the test's `port` on 127.0.0.1 in place of 8883 and these `replacements` in
+    /// production.conf; with `certificateIdentity`, the file's optional client-certificate lines
+    /// are turned on.
+    func brokerConfiguration(
+        directory brokerDirectory: String, port: Int, certificateIdentity: Bool, replacements: [(String, String)],
+        asMosquitto: Bool = true
+    ) throws -> [String] {
+        var replacements = replacements + [("\nlistener 8883\n", "\nlistener \(port) 127.0.0.1\n")]
         if certificateIdentity {
             replacements += [
                 ("#require_certificate true", "require_certificate true"),
-                ("#use_identity_as_username true", "use_identity_as_username true"),
+                ("#use_identity_as_username true", "use_identity_as_username true"), ("#crlfile ", "crlfile "),
             ]
         }
-        let configuration = try DeploymentFiles.text("deploy/mosquitto/production.conf", replacing: replacements)
-        try DeploymentFiles.text("deploy/mosquitto/acl").write(
-            toFile: "\(directory)/myeline/acl", atomically: true, encoding: .utf8)
-        try FileManager.default.createDirectory(atPath: "\(brokerDirectory)/conf.d", withIntermediateDirectories: true)
-        try configuration.write(toFile: "\(brokerDirectory)/conf.d/myeline.conf", atomically: true, encoding: .utf8)
-        return ["include_dir \(brokerDirectory)/conf.d"]
+        let installed = "\(brokerFiles)/conf.d/myeline.conf"
+        let configuration = try DeploymentFiles.text(
+            "deploy/mosquitto/production.conf",
+            replacing: [("/etc/mosquitto/", "\(brokerFiles)/")] + replacements)
+        try configuration.write(toFile: installed, atomically: true, encoding: .utf8)
+        var lines = ["include_dir \(brokerFiles)/conf.d"]
+        if asMosquitto, let user = Self.brokerUser {
+            // Debian's unit starts mosquitto as root, and it runs as mosquitto, which must be able to
+            // read every file it is given and write its persistence (in the broker's directory).
+            lines.insert("user mosquitto", at: 0)
+            guard chown(brokerDirectory, user, gid_t.max) == 0 else {
+                throw TestSupportError(
+                    "cannot give \(brokerDirectory) to mosquitto: \(String(cString: strerror(errno)))")
+            }
+        }
+        return lines
+    }
+
+    /// The uid of the user mosquitto when the tests run as root and it exists (Debian's package
+    /// makes it); nil otherwise, when the broker runs as the tests' user.
+    static var brokerUser: uid_t? {
+        guard geteuid() == 0, let entry = getpwnam("mosquitto") else { return nil }
+        return entry.pointee.pw_uid
     }
 
     /// Runs `body` with credentials and a broker on them, stopped however `body` ends.
+    ///
+    /// - Parameter replacements: text of production.conf to change, such as a lower
+    ///   `max_connections` (each pattern must occur).
+    /// - Parameter asMosquitto: whether the broker runs as the user mosquitto (when the tests run
+    ///   as root), as Debian's does; else as the tests' user.
     static func withLockedBroker<R>(
-        certificateIdentity: Bool = false, isolation: isolated (any Actor)? = #isolation,
-        _ body: (TestBroker, FleetCredentials) async throws -> R
+        certificateIdentity: Bool = false, replacing replacements: [(String, String)] = [], asMosquitto: Bool = true,
+        isolation: isolated (any Actor)? = #isolation, _ body: (TestBroker, FleetCredentials) async throws -> R
     ) async throws -> R {
         try await withTemporaryDirectory { directory in
             let credentials = try await make(in: directory)
             return try await TestBroker.with(
                 listener: .configured(tls: true) { brokerDirectory, port in
                     try credentials.brokerConfiguration(
-                        directory: brokerDirectory, port: port, certificateIdentity: certificateIdentity)
+                        directory: brokerDirectory, port: port, certificateIdentity: certificateIdentity,
+                        replacements: replacements, asMosquitto: asMosquitto)
                 }
             ) { broker in try await body(broker, credentials) }
         }

@@ -1,19 +1,26 @@
 import Foundation
 import Interop
+import LiveActivity
+import Location
 import Logging
 import MQTT
 import TestSupport
 import Testing
+
+@testable import MyelineAgentKit
 
 /// The integrations with real processes (docs/integrations.md): `myeline-agent` with the OwnTracks
 /// and Home Assistant options against a private mosquitto, watched by an independent
 /// `mosquitto_sub`; and `myeline-aggregator --owntracks` showing a phone.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct InteropIntegrationTests {
-    /// `mosquitto_sub` on the OwnTracks and Home Assistant topics, subscribed when this returns.
+    /// `mosquitto_sub` on the OwnTracks and Home Assistant topics and the agent's status,
+    /// subscribed when this returns.
     static func observer(_ broker: TestBroker) async throws -> TestProcess {
-        try await AgentHarness.observer(broker, topics: ["owntracks/#", "homeassistant/#"])
+        try await AgentHarness.observer(broker, topics: ["owntracks/#", "homeassistant/#", status])
     }
+
+    static let status = "myeline/van-7/status"
 
     static let location = "owntracks/fleet/van-7"
     static let discoveryTopics = [
@@ -28,8 +35,9 @@ struct InteropIntegrationTests {
         }
     }
 
-    /// One agent with both options: locations, discovery and an answered `reportLocation`; the will
-    /// (`lwt`, not retained) at a crash; then a restart with Home Assistant off removes exactly the
+    /// One agent with both options: locations, discovery and an answered `reportLocation`; at a
+    /// crash the agent's one will, its Myeline status `offline`, and no OwnTracks `lwt` (the last
+    /// location stays retained); then a restart with Home Assistant off removes exactly the
     /// discovery topics (empty retained), and a clean stop publishes the `lwt` itself.
     @Test func agentPublishesOwnTracksAndHomeAssistantAndCleansUp() async throws {
         try await TestBroker.with { broker in
@@ -59,6 +67,8 @@ struct InteropIntegrationTests {
                     AgentHarness.messages(observer).last { $0.topic == Self.discoveryTopics[3] })
                 let object = try #require(try JSONSerialization.jsonObject(with: attributes.data) as? [String: Any])
                 #expect(object["latitude"] is Double && object["longitude"] is Double)
+                #expect((object["gps_accuracy"] as? Double ?? 0) > 0, "an accuracy always: \(attributes.payload)")
+                #expect(!attributes.payload.contains("null"), "unknown readings are left out: \(attributes.payload)")
 
                 let automatic = try Self.ownTracks(observer)
                 #expect(!automatic.isEmpty)
@@ -69,7 +79,13 @@ struct InteropIntegrationTests {
                     }
                     #expect(location.trigger == "t")
                     #expect(location.trackerID == "V7")
+                    #expect((location.accuracy ?? 0) > 0, "an acc always: \(location)")
                 }
+                let seconds = automatic.compactMap { message -> Int? in
+                    guard case .location(let location) = message else { return nil }
+                    return location.timestamp
+                }
+                #expect(seconds == seconds.sorted() && Set(seconds).count == seconds.count, "tst repeats: \(seconds)")
 
                 // reportLocation, as OwnTracks Recorder's or Home Assistant's users send it.
                 try await AggregatorIntegrationTests.publish(
@@ -78,10 +94,24 @@ struct InteropIntegrationTests {
                 try await observer.waitForLine(containing: #""t":"r""#)
                 try await agent.waitForLine(containing: "Answering an OwnTracks reportLocation command")
 
-                // A crash: the broker publishes the will, not retained, so the last location stays.
+                // A crash: the broker publishes the connection's will, the Myeline status `offline`
+                // (Home Assistant's availability reads it). The OwnTracks lwt is no will: it never
+                // comes. A marker published on the location's topic after the will arrived comes
+                // after anything the broker sent at the connection's loss.
                 try await AgentHarness.kill(agent)
-                let will = try await observer.waitForLine(containing: #"|{"_type":"lwt","tst":"#)
-                #expect(will.hasPrefix("MSG|0|\(Self.location)|"))
+                try await observer.waitForLine(description: "the will") { line in
+                    guard let message = AgentHarness.Message(Substring(line)), message.topic == Self.status,
+                        let status = try? WireCodec.decode(StatusMessage.self, from: message.data)
+                    else { return false }
+                    return status.state == .offline && status.reason == .connectionLost
+                }
+                let marker = #"{"_type":"marker"}"#
+                try await AggregatorIntegrationTests.publish(
+                    [(Self.location, Array(marker.utf8))], to: broker, retain: false)
+                try await observer.waitForLine(containing: "|\(marker)")
+                #expect(!observer.output.contains(#"{"_type":"lwt""#), "\(observer.output)")
+                let will = try #require(try await AgentHarness.retained(broker, filter: Self.status)[Self.status])
+                #expect(try WireCodec.decode(StatusMessage.self, from: Data(will)).reason == .connectionLost)
                 let retained = try await Self.retained(broker, Self.location)
                 guard case .location? = try retained.map({ try OwnTracksCodec.decode($0).message }) else {
                     Issue.record(
@@ -128,6 +158,83 @@ struct InteropIntegrationTests {
                 #expect(
                     remove.output.contains("removed \(Self.discoveryTopics.joined(separator: " ")) \(Self.location)"))
                 #expect(try await Self.retained(broker, Self.location) == nil)
+            }
+        }
+    }
+
+    /// A real 5 Hz receiver (150 fixes in 30 s) replayed at 5 times its pace, 25 fixes in each
+    /// second of the replay's (wall-clock) time: OwnTracks gets one location a second at most, every
+    /// `tst` greater than the one before, each with an `acc` (HDOP 0.9: 4.5 m, rounded up) and the
+    /// default `tid`; the last before the `lwt` is the capture's last fix, which OwnTracks Recorder
+    /// and the board then show as the last position.
+    @Test func ownTracksGetsTheNewestFixOfEachSecondAndTheLastFixLast() async throws {
+        let capture = URL(fileURLWithPath: AgentHarness.capture).deletingLastPathComponent()
+            .appendingPathComponent("quectel-l76k-nmea.log").path
+        var lastFix: LocationFix?
+        for try await update in try FileSource(path: capture, options: .init(pacing: .asFastAsPossible)).updates {
+            if let fix = update.fix { lastFix = fix }
+        }
+        let last = try #require(lastFix)
+        try await TestBroker.with { broker in
+            let observer = try await Self.observer(broker)
+            defer { observer.signal(SIGKILL) }
+            try await withTemporaryDirectory { state in
+                let agent = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "5"], environment: ["MYELINE_OWNTRACKS_ENABLED": "true"],
+                    source: capture)
+                defer { agent.signal(SIGKILL) }
+                // The replay ends the agent (6 s); a clean stop publishes the lwt after the locations.
+                let status = try await withDeadline(.seconds(60), what: "the replay to end", process: agent) {
+                    try await agent.waitForExit()
+                }
+                #expect(status == 0)
+                let topic = "owntracks/myeline/van-7"
+                try await observer.waitForLine(description: "the lwt") { line in
+                    line.hasPrefix("MSG|0|\(topic)|") && line.contains(#"{"_type":"lwt""#)
+                }
+                let messages = try Self.ownTracks(observer, on: topic)
+                guard case .lastWill? = messages.last else {
+                    Issue.record("the lwt is not the last message: \(messages)")
+                    return
+                }
+                let locations = messages.dropLast().compactMap { message -> OwnTracksLocation? in
+                    guard case .location(let location) = message else { return nil }
+                    return location
+                }
+                #expect(locations.count == messages.count - 1, "only locations before the lwt: \(messages)")
+                #expect((2...12).contains(locations.count), "one a second over about 6 s: \(locations.count)")
+                let seconds = locations.map(\.timestamp)
+                #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 < $1 }, "tst values: \(seconds)")
+                #expect(locations.allSatisfy { $0.accuracy == 5 && $0.trackerID == "n7" }, "\(locations)")
+                #expect(locations.last?.latitude == last.latitude && locations.last?.longitude == last.longitude)
+            }
+        }
+    }
+
+    /// SIGTERM while the broker cannot be reached: a message of the integrations waiting for it
+    /// (here the link's first, the removal of a discovery config an earlier run published under
+    /// another prefix) does not hold up the stop, as graceful shutdown runs the link down before the
+    /// Myeline wind-down: the agent exits 0, offline, and the record keeps the config to remove.
+    @Test func aStopWhileTheBrokerIsUnreachableIsNotHeldUpByTheIntegrations() async throws {
+        try await TestBroker.with { broker in
+            await broker.stop()
+            try await withTemporaryDirectory { state in
+                let stale = "oldprefix/device_tracker/van-7/tracker/config"
+                let record = DiscoveryRecord(stateDirectory: state)
+                try record.save([stale])
+                let agent = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "2"],
+                    environment: ["MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_HOMEASSISTANT_ENABLED": "true"],
+                    source: InteropLockdownIntegrationTests.capture)
+                defer { agent.signal(SIGKILL) }
+                try await agent.waitForLine(containing: "mqtt.connect.failed")
+                agent.signal(SIGTERM)
+                let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
+                    try await agent.waitForExit()
+                }
+                #expect(status == 0)
+                #expect(agent.output.contains("Shutting down offline"), "\(agent.output)")
+                #expect(record.topics(logger: Logger(label: "test")).contains(stale))
             }
         }
     }

@@ -49,6 +49,28 @@ struct OwnTracksCodecTests {
                 == #"{"_type":"location","lat":1,"lon":2,"tst":1709294400}"#)
     }
 
+    @Test("a GPX-fed fix, with neither accuracy nor HDOP, still has an acc: Home Assistant drops a location without")
+    func accuracyWithoutReceiverEstimate() {
+        let location = OwnTracksLocation(
+            time: fixTime, latitude: 52.520_008, longitude: 13.404_954, altitude: nil, speed: nil, course: nil,
+            horizontalAccuracy: HorizontalAccuracy(receiver: nil, hdop: nil).metres,
+            trackerID: OwnTracksLocation.defaultTrackerID(device: "van-7"), trigger: OwnTracksLocation.Trigger.timer)
+        #expect(
+            String(decoding: OwnTracksCodec.encode(.location(location)), as: UTF8.self)
+                == #"{"_type":"location","acc":10,"lat":52.520008,"lon":13.404954,"t":"t","tid":"n7","tst":1709294400}"#
+        )
+    }
+
+    @Test(
+        "the default tid is the device's last two letters or digits",
+        arguments: [
+            ("van-7", "n7"), ("truck.12", "12"), ("truck42", "42"), ("a-1-", "a1"), ("7", "7"), ("Café_9", "é9"),
+            ("--", "--"),
+        ])
+    func defaultTrackerID(_ device: String, _ trackerID: String) {
+        #expect(OwnTracksLocation.defaultTrackerID(device: device) == trackerID)
+    }
+
     @Test("the last will and the command are golden too")
     func goldenLastWillAndCommand() {
         #expect(
@@ -130,7 +152,17 @@ struct OwnTracksCodecTests {
             name: "negative tst", payload: #"{"_type":"location","lat":1,"lon":2,"tst":-5}"#,
             expected: rejected("location without a valid tst (whole seconds since 1970)")),
         Hostile(
+            name: "a fractional tst is refused, not rounded",
+            payload: #"{"_type":"location","lat":1,"lon":2,"tst":1709294400.5}"#,
+            expected: rejected("location without a valid tst (whole seconds since 1970)")),
+        Hostile(
+            name: "a whole tst written with a fraction is whole",
+            payload: #"{"_type":"location","lat":52.5,"lon":13.4,"tst":1709294400.0}"#, expected: kept()),
+        Hostile(
             name: "lwt without tst", payload: #"{"_type":"lwt"}"#,
+            expected: rejected("lwt without a valid tst (whole seconds since 1970)")),
+        Hostile(
+            name: "lwt with a fractional tst", payload: #"{"_type":"lwt","tst":1709294400.25}"#,
             expected: rejected("lwt without a valid tst (whole seconds since 1970)")),
         Hostile(name: "no _type", payload: #"{"lat":1,"lon":2,"tst":3}"#, expected: rejected("no string _type")),
         Hostile(name: "_type a number", payload: #"{"_type":1}"#, expected: rejected("no string _type")),

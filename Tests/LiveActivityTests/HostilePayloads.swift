@@ -58,11 +58,11 @@ extension InvalidPayload {
         // Huge numbers and wrong types.
         .init(
             "seq 1e300", .envelope, golden: "envelope-start-full", replacing: #""seq":1"#, with: #""seq":1e300"#,
-            problem: numberDoesNotFit, schemaRejects: false),
+            problem: numberDoesNotFit),
         .init(
             "seq past Int64", .envelope, golden: "envelope-start-full", replacing: #""seq":1"#,
             with: #""seq":9223372036854775808"#,
-            problem: numberDoesNotFit, schemaRejects: false),
+            problem: numberDoesNotFit),
         .init(
             "seq 1.5", .envelope, golden: "envelope-start-full", replacing: #""seq":1"#, with: #""seq":1.5"#,
             problem: numberDoesNotFit),

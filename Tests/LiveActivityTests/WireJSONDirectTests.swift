@@ -85,8 +85,8 @@ struct WireJSONDirectTests {
         ].map { ["content-state", $0] }
 
     static let statusKeys: [[String]] = [
-        "clock-offset", "device", "dropped", "instance", "reason", "schema", "since", "state", "storage-error",
-        "version",
+        "clock-offset", "device", "dropped", "instance", "power-losses", "reason", "schema", "since", "state",
+        "storage-error", "version",
     ].map { [$0] }
 
     /// The values each key is set to: every JSON type, and the edges of every rule (ranges, lengths,

@@ -10,7 +10,7 @@ struct AgentConfigurationIntegrationsTests {
         let configuration = try await AgentConfigurationTests.load(flags: ["device.id": "van-7"]).configuration
         #expect(!configuration.ownTracks.enabled)
         #expect(configuration.ownTracks.topic.location == "owntracks/myeline/van-7")
-        #expect(configuration.ownTracks.trackerID == "-7")
+        #expect(configuration.ownTracks.trackerID == "n7")
         #expect(!configuration.homeAssistant.enabled)
         #expect(configuration.homeAssistant.prefix == "homeassistant")
     }

@@ -51,6 +51,7 @@ struct CheckConfigTests {
             mqtt.username                 van-7                        FILE
             mqtt.password-file            (none)                       default
             mqtt.password                 ********                     MYELINE_MQTT_PASSWORD
+            mqtt.allow-plain-password     false                        default
             mqtt.tls.ca-file              (none)                       default
             mqtt.tls.cert-file            (none)                       default
             mqtt.tls.key-file             (none)                       default
@@ -72,6 +73,9 @@ struct CheckConfigTests {
             updates.stale-after           90 s                         3 x updates.heartbeat
             updates.no-fix-grace          30 s                         default
             outbox.capacity               100000 points                default
+            storage.durability            interval                     default
+            storage.sync-interval         5 s                          default
+            storage.spool-directory       in memory                    default
             alerts.geofences              depot:52.52:13.405:150       FILE
             alerts.overspeed.threshold    33.3 m/s                     FILE
             alerts.overspeed.duration     5 s                          default
@@ -79,7 +83,7 @@ struct CheckConfigTests {
             owntracks.enabled             false                        default
             owntracks.user                myeline                      default
             owntracks.device              van-7                        device.id
-            owntracks.tid                 -7                           owntracks.device
+            owntracks.tid                 n7                           owntracks.device
             homeassistant.enabled         false                        default
             homeassistant.prefix          homeassistant                default
 

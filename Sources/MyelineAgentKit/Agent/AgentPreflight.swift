@@ -15,36 +15,45 @@ enum AgentPreflight {
     /// Checks the state directory and the source of `configuration`.
     ///
     /// - Throws: ``ConfigurationError`` naming `state-directory` or `source.address`.
-    static func check(_ configuration: AgentConfiguration) async throws(ConfigurationError) {
-        try checkStateDirectory(configuration.stateDirectory)
+    static func check(_ configuration: AgentConfiguration, environment: [String: String])
+        async throws(ConfigurationError)
+    {
+        try checkDirectory(configuration.stateDirectory, key: "state-directory", flag: "--state-dir")
+        if configuration.storage.durability.syncInterval != nil {
+            try checkDirectory(
+                configuration.storage.resolvedSpoolDirectory(
+                    stateDirectory: configuration.stateDirectory, environment: environment),
+                key: "storage.spool-directory", flag: nil)
+        }
         if case .file(let path) = configuration.source.address {
             try await checkFile(path, options: configuration.fileOptions)
         }
     }
 
-    /// Creates the state directory if it is missing and checks that this user can write in it.
-    static func checkStateDirectory(_ path: String) throws(ConfigurationError) {
+    /// Creates a directory the agent writes (the state directory, the spool) if it is missing and
+    /// checks that this user can write in it.
+    static func checkDirectory(_ path: String, key: String, flag: String?) throws(ConfigurationError) {
         let fix =
             "create it writable by the user the agent runs as (sudo install -d -o myeline -g myeline \(path)), "
-            + "or set state-directory (--state-dir) to a directory that user can write"
+            + "or set \(key)\(flag.map { " (\($0))" } ?? "") to a directory that user can write"
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/\(component)"
             var status = stat()
             if stat(prefix, &status) == 0 {
                 guard status.st_mode & S_IFMT == S_IFDIR else {
-                    throw ConfigurationError(key: "state-directory", "\(prefix) is not a directory: \(fix)")
+                    throw ConfigurationError(key: key, "\(prefix) is not a directory: \(fix)")
                 }
                 continue
             }
             guard errno == ENOENT, mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
-                throw ConfigurationError(key: "state-directory", "cannot create \(prefix): \(Self.reason()); \(fix)")
+                throw ConfigurationError(key: key, "cannot create \(prefix): \(Self.reason()); \(fix)")
             }
         }
         let probe = "\(path)/.myeline-write-check-\(getpid())"
         let fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw ConfigurationError(key: "state-directory", "cannot write in \(path): \(Self.reason()); \(fix)")
+            throw ConfigurationError(key: key, "cannot write in \(path): \(Self.reason()); \(fix)")
         }
         close(fd)
         unlink(probe)

@@ -17,9 +17,10 @@ import ServiceLifecycle
 /// | ``ControlLoop`` | feeds the core, performs its actions, owns time | the core's shutdown (end or keep the activities), then the wind-down: last envelopes, outbox, `offline`, within ``drainTimeout`` |
 /// | ``MessageSender`` | publishes envelopes, clears, status, replies in order | stops at once (the loop waited for it) |
 /// | ``OutboxDrainer`` | delivers the outbox's track points at QoS 2 | stops at once (the loop waited for it) |
+/// | ``StorageCommitter`` | the storage's group commit every `storage.sync-interval` | stops at once (the last commit is the storage's close) |
 /// | ``BrokerListener`` | connection events, commands, retained activities, statuses | stops at once |
 /// | ``SourceFeeder`` | the location source's updates | stops reading at once |
-/// | ``IntegrationLink`` | OwnTracks and Home Assistant, on a connection of its own | publishes the OwnTracks `lwt`, then stops |
+/// | ``IntegrationLink`` | OwnTracks and Home Assistant, on this connection | publishes the last OwnTracks location and `lwt` (within 3 s), then stops |
 /// | ``StartupTrim`` | hands the start-up pages back after 10 s | stops at once |
 ///
 /// The group shuts them down in the reverse of that order (the source and the listeners first,
@@ -59,7 +60,10 @@ public struct AgentService: Service, CustomStringConvertible {
         let mqtt = try clientConfiguration(topics: topics, instance: instance)
         let source = try configuration.source.address.makeSource(file: configuration.fileOptions, logger: logger)
         let storage = try await AgentStorage.open(
-            stateDirectory: configuration.stateDirectory, capacity: configuration.outbox.capacity, logger: logger)
+            stateDirectory: configuration.stateDirectory,
+            spoolDirectory: configuration.storage.resolvedSpoolDirectory(
+                stateDirectory: configuration.stateDirectory, environment: ProcessInfo.processInfo.environment),
+            durability: configuration.storage.durability, capacity: configuration.outbox.capacity, logger: logger)
         logger.info(
             "Agent starting",
             metadata: [
@@ -102,7 +106,7 @@ public struct AgentService: Service, CustomStringConvertible {
             client: client, topics: topics, device: configuration.device.id, inbox: inbox, logger: logger)
         let drainer = OutboxDrainer(storage: storage, client: client, logger: logger)
         let integrations = IntegrationLink.make(
-            configuration: configuration, password: password, logger: logger, clock: clock)
+            configuration: configuration, client: client, logger: logger, clock: clock)
         let loop = ControlLoop(
             settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage, sender: sender,
             drainer: drainer, client: client, integrations: integrations, clock: clock, logger: logger,
@@ -118,6 +122,9 @@ public struct AgentService: Service, CustomStringConvertible {
                 service: SourceFeeder(source: source, loops: configuration.source.loops, inbox: inbox),
                 successTerminationBehavior: .ignore),
         ]
+        if let interval = configuration.storage.durability.syncInterval {
+            services.append(.init(service: StorageCommitter(storage: storage, interval: interval, inbox: inbox)))
+        }
         if let integrations {
             services.append(.init(service: integrations, successTerminationBehavior: .ignore))
         }

@@ -3,109 +3,609 @@ import AgentStore
 import AsyncSupport
 import Foundation
 import LiveActivity
+import Locking
 import Logging
 
-/// The agent's state directory: the outbox of track points (`STATE-DIRECTORY/outbox`) and one
-/// record per activity (`STATE-DIRECTORY/activities`), every call run one at a time on one
-/// ``AsyncSupport/BlockingExecutor`` (file I/O and `fsync` never block Swift's cooperative pool,
-/// and the drainer's reads follow the control loop's appends in order).
-struct AgentStorage: Sendable {
+/// The agent's storage, made for an SD card: track points and activities in two tiers
+/// (docs/agent-store.md).
+///
+/// - **The spool** (`storage.spool-directory`, in memory: tmpfs) takes every accepted track point
+///   and every change of an activity at once, without a flush: it survives the agent's crash and
+///   SIGKILL, not a power cut, and costs the card nothing. The drainer delivers the points from it;
+///   past ``spoolWindow`` points that the journal also has (a long outage), those leave the spool
+///   and are delivered from the journal, so the memory it takes stays under a megabyte.
+/// - **The journal** (`STATE-DIRECTORY/outbox` and `activities`, on the card) is written by a
+///   group commit at most every `storage.sync-interval` (5 s by default), with one flush, and
+///   only with what still matters then: the points not delivered yet (while the broker is
+///   reachable, almost none: a point delivered before the commit is never written), the
+///   activities' milestones (started, ended, paused), and sequence numbers reserved ahead
+///   (``AgentStore/SeqReservation``), so that a number that reached the broker is never used
+///   again after a power cut. Nothing to write, no write.
+///
+/// A power cut loses at most the points accepted in the last interval that were not delivered,
+/// and a resumed activity's trip totals since its last milestone or reservation; the start after
+/// it is counted (``AgentStore/RunLedger``) and said in the log and the status. With
+/// `storage.durability: every-fix` there is no spool: every batch is written and flushed to the
+/// journal before anything of it is published, as in Myeline's first version.
+///
+/// Every call runs on one of two ``AsyncSupport/BlockingExecutor``s, never on Swift's
+/// cooperative pool: the spool's (fast: memory) and the journal's (flushes), so that a group
+/// commit never holds up a fix.
+final class AgentStorage: Sendable {
     typealias Record = AgentCore.Record
 
-    let outbox: Outbox
-    let executor: BlockingExecutor
-    /// Where each activity's record is kept: `STATE-DIRECTORY/activities`.
-    let activitiesDirectory: String
+    /// What a power cut may lose (`storage.durability`).
+    enum Durability: Hashable, Sendable {
+        /// A group commit every this long: a power cut loses at most the points of the last interval
+        /// not yet delivered.
+        case interval(Duration)
+        /// Every batch on the device before it is published: a power cut loses nothing.
+        case everyFix
+
+        /// The configuration's word: `interval` or `every-fix`.
+        var keyValue: String {
+            switch self {
+            case .interval: "interval"
+            case .everyFix: "every-fix"
+            }
+        }
+
+        /// The group commit's interval; nil with every-fix.
+        var syncInterval: Duration? {
+            if case .interval(let interval) = self { interval } else { nil }
+        }
+    }
+
+    /// A directory of track points (an outbox) and activity records.
+    struct Tier: Sendable {
+        /// The tier's directory.
+        let directory: String
+        let outbox: Outbox
+        /// Where the activity records are: `TIER/activities`.
+        let activities: String
+        /// Whether its writes are flushed (the journal's are, the spool's are not).
+        let durable: Bool
+
+        func store(_ activityID: String, logger: Logger) -> ActivityStateStore<LocationActivityAttributes> {
+            ActivityStateStore(directory: activities, activityID: activityID, logger: logger)
+        }
+    }
+
+    let durability: Durability
+    /// Where points are accepted and delivered from: the spool, or the journal with every-fix.
+    let primary: Tier
+    /// The journal, on the device (the same tier as `primary` with every-fix).
+    let journal: Tier
+    let spoolExecutor: BlockingExecutor
+    let journalExecutor: BlockingExecutor
     let logger: Logger
+    private let state: Locked<State>
+    /// The spool's directory, removed at a clean close (the journal then has everything, exactly).
+    let spoolDirectory: String?
 
-    /// Opens the outbox in `stateDirectory` (creating it), recovering what a crash left.
+    private struct State {
+        /// Each activity's newest record, exact, as the spool has it.
+        var latest: [String: Record] = [:]
+        /// Each activity's record as the journal has it (its seqs are reservations).
+        var journaled: [String: Record] = [:]
+        var trackReservations: [String: SeqReservation] = [:]
+        var envelopeReservations: [String: SeqReservation] = [:]
+        /// Activities whose change must reach the journal at the next commit.
+        var milestones: Set<String> = []
+        /// Activities forgotten, to remove from the journal at the next commit.
+        var removed: Set<String> = []
+        /// The primary index through which every point was delivered; nil before any.
+        var delivered: UInt64?
+        /// The primary index through which every point is in the journal or was delivered first.
+        var journaledThrough: UInt64?
+        /// The journal index of each point in the journal and not yet delivered, oldest first
+        /// (by both indices). Those before the spool's head left the spool (``spoolWindow``) and
+        /// are delivered from the journal.
+        var mapping: [(primary: UInt64, journal: UInt64)] = []
+        /// How many times the agent started after a stop that lost its spool without a clean close
+        /// (a power cut), over the state directory's life.
+        var powerLosses: UInt64 = 0
+    }
+
+    /// How many undelivered points the spool keeps (in memory: tmpfs) when the journal also has
+    /// them: beyond it, at a commit, the points on the card leave the spool and are delivered
+    /// from the journal. So a long outage costs the card its points, never the memory: 2,048
+    /// points of about 400 bytes, under a megabyte.
+    static let spoolWindow = 2_048
+
+    /// The spool's window in force (``spoolWindow``; smaller in tests).
+    let window: Int
+
+    private init(
+        durability: Durability, primary: Tier, journal: Tier, spoolDirectory: String?, window: Int, logger: Logger,
+        state: State, spoolExecutor: BlockingExecutor, journalExecutor: BlockingExecutor
+    ) {
+        self.durability = durability
+        self.primary = primary
+        self.journal = journal
+        self.spoolDirectory = spoolDirectory
+        self.window = window
+        self.logger = logger
+        self.state = Locked(state)
+        self.spoolExecutor = spoolExecutor
+        self.journalExecutor = journalExecutor
+    }
+
+    // MARK: Opening
+
+    /// Opens the journal in `stateDirectory` and, with `.interval`, the spool in
+    /// `spoolDirectory`, and recovers what an earlier run left.
     ///
-    /// - Throws: `AgentStoreError` when the directory cannot be created or read.
-    static func open(stateDirectory: String, capacity: Int, logger: Logger) async throws -> AgentStorage {
-        let executor = BlockingExecutor(label: "myeline.agent.storage")
-        let directory = URL(fileURLWithPath: stateDirectory)
-        let outboxDirectory = directory.appendingPathComponent("outbox").path
-        let configuration = OutboxConfiguration(capacity: capacity)
-        let outbox = try await executor.run {
-            try Outbox(directory: outboxDirectory, configuration: configuration, logger: logger)
+    /// A spool of this boot (the agent crashed or was killed, the machine did not stop) is
+    /// complete and exact: it is used, with the journal's points that had left it before it.
+    /// Otherwise (a power cut, a reboot, the first start) the journal's records and undelivered
+    /// points are taken, and a fresh spool goes on after them; the records' seqs are the
+    /// reservations, so numbering goes on after them. A stop that lost the spool without a
+    /// clean close is a power loss: logged, and counted (``State/powerLosses``).
+    ///
+    /// - Throws: `AgentStoreError` when a directory cannot be created or read.
+    static func open(
+        stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int,
+        window: Int = spoolWindow, logger: Logger
+    ) async throws -> AgentStorage {
+        let spoolExecutor = BlockingExecutor(label: "myeline.agent.spool")
+        let journalExecutor = BlockingExecutor(label: "myeline.agent.journal")
+        let opened = try await journalExecutor.run { () throws -> (Tier, Tier, State) in
+            try Self.recover(
+                stateDirectory: stateDirectory, spoolDirectory: spoolDirectory, durability: durability,
+                capacity: capacity, logger: logger)
         }
+        let spool: String? = if case .interval = durability { spoolDirectory } else { nil }
         return AgentStorage(
-            outbox: outbox, executor: executor,
-            activitiesDirectory: directory.appendingPathComponent("activities").path, logger: logger)
+            durability: durability, primary: opened.0, journal: opened.1, spoolDirectory: spool, window: window,
+            logger: logger, state: opened.2, spoolExecutor: spoolExecutor, journalExecutor: journalExecutor)
     }
 
-    /// What an earlier run left: its activities' records, the outbox's newest `tail` records
-    /// (their seqs may be ahead of the records after a crash) and its dropped count. A failure is
-    /// logged and reads as nothing saved.
-    func load(tail: Int) async -> (saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64) {
-        let (outbox, directory, logger) = (outbox, activitiesDirectory, logger)
-        do {
-            return try await executor.run {
-                (
-                    try ActivityStateStore<LocationActivityAttributes>.loadAll(directory: directory, logger: logger),
-                    try outbox.newest(max: tail), outbox.droppedCount
-                )
+    private static func tier(
+        _ directory: String, capacity: Int, durable: Bool, spool: Bool = false, firstIndex: UInt64 = 0, logger: Logger
+    ) throws -> Tier {
+        let configuration = OutboxConfiguration(
+            capacity: capacity,
+            // The spool (memory) never flushes; the journal flushes once per commit, itself
+            // (with every-fix, at every append).
+            syncPolicy: durable ? .everyAppend : spool ? .never : .batched(records: .max, interval: .seconds(1 << 40)),
+            firstIndex: firstIndex)
+        let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
+        return Tier(directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable)
+    }
+
+    /// In the spool: the journal's index less the spool's for the points of the last commit.
+    private static func offsetFile(_ spoolDirectory: String) -> String { spoolDirectory + "/journal-offset" }
+
+    private static func recover(
+        stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int, logger: Logger
+    ) throws -> (primary: Tier, journal: Tier, state: State) {
+        var state = State()
+        let ledger = RunLedger(directory: stateDirectory)
+        state.powerLosses = ledger.powerLosses
+        guard case .interval(let interval) = durability, let spoolDirectory else {
+            let journal = try tier(stateDirectory, capacity: capacity, durable: true, logger: logger)
+            for record in try ActivityStateStore<LocationActivityAttributes>.loadAll(
+                directory: journal.activities, logger: logger)
+            {
+                state.latest[record.activityID] = record
+                state.journaled[record.activityID] = record
             }
-        } catch {
-            logger.error("Cannot read the saved activities", metadata: ["error": "\(error)"])
-            return ([], [], 0)
+            return (journal, journal, state)
         }
-    }
-
-    /// Appends the track points, then saves the records: points first, so that after a crash
-    /// between the two a restart finds the points' seqs in the outbox (a record saved first would
-    /// have its points lost).
-    ///
-    /// - Returns: the failure's description, nil when everything was saved; and the dropped count.
-    func persist(points: [AgentCore.TrackPointEntry], records: [Record]) async -> (failure: String?, dropped: UInt64) {
-        let (outbox, directory, logger) = (outbox, activitiesDirectory, logger)
-        return await executor.run { () -> (String?, UInt64) in
-            do {
-                if !points.isEmpty { try outbox.append(contentsOf: points.map { ($0.topic, $0.payload) }) }
-                for record in records {
-                    try ActivityStateStore<LocationActivityAttributes>(
-                        directory: directory, activityID: record.activityID, logger: logger
-                    ).save(record)
+        // The journal flushes at each commit: its outbox's appends are not flushed one by one.
+        let journal = try tier(stateDirectory, capacity: capacity, durable: false, logger: logger)
+        let journalRecords = try ActivityStateStore<LocationActivityAttributes>.loadAll(
+            directory: journal.activities, logger: logger)
+        for record in journalRecords { state.journaled[record.activityID] = record }
+        let boot = Self.bootID()
+        let marker = spoolDirectory + "/boot"
+        let spoolIsCurrent =
+            (try? String(contentsOfFile: marker, encoding: .utf8)).map { $0 == boot } ?? false
+        if !spoolIsCurrent, FileManager.default.fileExists(atPath: spoolDirectory) {
+            // A spool of another boot: what a power cut left of a spool that was not in memory.
+            try FileManager.default.removeItem(atPath: spoolDirectory)
+        }
+        try FileManager.default.createDirectory(atPath: spoolDirectory, withIntermediateDirectories: true)
+        // The journal's undelivered points.
+        let pending = journal.outbox.indices
+        let spool: Tier
+        if spoolIsCurrent {
+            spool = try tier(spoolDirectory, capacity: capacity, durable: false, spool: true, logger: logger)
+            for record in try ActivityStateStore<LocationActivityAttributes>.loadAll(
+                directory: spool.activities, logger: logger)
+            {
+                state.latest[record.activityID] = record
+            }
+            // Forgotten since the journal last heard of them.
+            state.removed = Set(state.journaled.keys).subtracting(state.latest.keys)
+            // The journal's points are those that left the spool, then copies of the spool's, at the
+            // offset of the last commit; without one, all left it.
+            let head = spool.outbox.indices.lowerBound
+            let offset = (try? String(contentsOfFile: offsetFile(spoolDirectory), encoding: .utf8)).flatMap {
+                Int64($0)
+            }
+            let copies =
+                offset.map { UInt64(min(max(Int64(head) + $0, Int64(pending.lowerBound)), Int64(pending.upperBound))) }
+                ?? pending.upperBound
+            let left = UInt64(copies - pending.lowerBound)
+            for index in pending.lowerBound..<copies {
+                state.mapping.append((head - left + (index - pending.lowerBound), index))
+            }
+            if let offset {
+                for index in copies..<pending.upperBound {
+                    state.mapping.append((UInt64(Int64(index) - offset), index))
                 }
-                return (nil, outbox.droppedCount)
-            } catch {
-                return ("\(error)", outbox.droppedCount)
             }
+            state.journaledThrough = max(state.mapping.last?.primary ?? 0, head).checkedPredecessor.map {
+                max($0, state.mapping.last?.primary ?? $0)
+            }
+        } else {
+            if try ledger.begin() {
+                state.powerLosses = try ledger.countPowerLoss()
+                logger.warning(
+                    "The agent stopped without a clean shutdown and its spool is gone (a power cut): the track points of the last storage.sync-interval that were not delivered before it may be lost; the seqs go on after those reserved, with a gap, never a repeat",
+                    metadata: [
+                        "storage.sync-interval": "\(interval.inSeconds) s",
+                        "storage.power-losses": "\(state.powerLosses)",
+                    ])
+            }
+            for record in journalRecords { state.latest[record.activityID] = record }
+            // A fresh spool whose indices go on after the journal's: the journal's points keep their
+            // own, and are delivered from it.
+            spool = try tier(
+                spoolDirectory, capacity: capacity, durable: false, spool: true, firstIndex: pending.upperBound,
+                logger: logger)
+            state.mapping = pending.map { ($0, $0) }
+            state.journaledThrough = pending.upperBound.checkedPredecessor
+            try "0".write(toFile: offsetFile(spoolDirectory), atomically: true, encoding: .utf8)
+        }
+        try boot.write(toFile: marker, atomically: true, encoding: .utf8)
+        _ = try ledger.begin()
+        for (id, record) in state.latest {
+            let journaled = state.journaled[id]
+            state.trackReservations[id] = SeqReservation(
+                durable: journaled?.trackSeq ?? 0, used: record.trackSeq)
+            state.envelopeReservations[id] = SeqReservation(durable: journaled?.lastSeq ?? 0, used: record.lastSeq)
+        }
+        return (spool, journal, state)
+    }
+
+    /// This boot's id: a spool of the same boot survived a crash of the agent, not a power cut.
+    private static func bootID() -> String {
+        ((try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? "unknown")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What an earlier run left: its activities' records, the newest `tail` points not yet
+    /// delivered (their seqs may be ahead of the records) and the count of points dropped when
+    /// the outbox was full. A failure is logged and reads as nothing saved.
+    func load(tail: Int) async -> (saved: [Record], outboxTail: [OutboxRecord], dropped: UInt64, powerLosses: UInt64) {
+        let (saved, powerLosses) = state.withLock { state in
+            (Array(state.latest.values).sorted { $0.activityID < $1.activityID }, state.powerLosses)
+        }
+        let (primary, journal, logger) = (primary, journal, logger)
+        do {
+            // The newest are the spool's, unless it has none yet (then the journal's, after a power cut).
+            let newest = try await spoolExecutor.run {
+                let spool = try primary.outbox.newest(max: tail)
+                return spool.isEmpty ? try journal.outbox.newest(max: tail) : spool
+            }
+            return (saved, newest, await droppedCount(), powerLosses)
+        } catch {
+            logger.error("Cannot read the saved track points", metadata: ["error": "\(error)"])
+            return (saved, [], 0, powerLosses)
         }
     }
 
-    /// Deletes an activity's record; a failure is logged.
+    // MARK: Accepting
+
+    /// Takes a batch: its track points (appended to the spool, or the journal with every-fix) and
+    /// its changed activities' records; `milestones` are those whose change must reach the
+    /// journal at the next commit. Returns once they may be published: at once with the spool,
+    /// unless a seq is beyond its reservation (a burst faster than the reservations: then after
+    /// the commit that renews them); after the flush with every-fix.
+    ///
+    /// - Returns: the failure's description, nil when everything was taken; and the dropped count.
+    func persist(points: [AgentCore.TrackPointEntry], records: [Record], milestones: Set<String>) async -> (
+        failure: String?, dropped: UInt64
+    ) {
+        let (primary, journal, logger) = (primary, journal, logger)
+        let taken = await spoolExecutor.run { () -> (String?, UInt64) in
+            let dropped = { max(primary.outbox.droppedCount, journal.outbox.droppedCount) }
+            do {
+                if !points.isEmpty { try primary.outbox.append(contentsOf: points.map { ($0.topic, $0.payload) }) }
+                for record in records {
+                    try primary.store(record.activityID, logger: logger).save(record, durable: primary.durable)
+                }
+                return (nil, dropped())
+            } catch {
+                return ("\(error)", dropped())
+            }
+        }
+        guard case .interval = durability else { return taken }
+        let uptime = Self.uptime
+        let due = state.withLock { state -> Bool in
+            state.milestones.formUnion(milestones)
+            var due = false
+            for record in records {
+                let id = record.activityID
+                state.latest[id] = record
+                state.removed.remove(id)
+                state.trackReservations[id, default: SeqReservation(durable: 0, used: 0)]
+                    .observe(used: record.trackSeq, at: uptime)
+                state.envelopeReservations[id, default: SeqReservation(durable: 0, used: 0)]
+                    .observe(used: record.lastSeq, at: uptime)
+                // An activity the journal has never seen is new: a power cut can only lose it
+                // whole (its retained envelope is then an orphan, ended and cleared), never make
+                // its seqs used twice.
+                guard state.journaled[id] != nil else { continue }
+                if !state.trackReservations[id]!.covers(record.trackSeq)
+                    || !state.envelopeReservations[id]!.covers(record.lastSeq)
+                {
+                    due = true
+                }
+            }
+            return due
+        }
+        // A burst faster than the reservations: this batch's numbers are on the device first. And
+        // points coming faster than the commits (a replay at full speed while the broker is away):
+        // a commit now, so that the spool lets go of them, and its memory stays bounded.
+        let spoolFull = primary.outbox.count >= 2 * window
+        if due || spoolFull, let failure = await commit() { return (taken.0 ?? failure, taken.1) }
+        return taken
+    }
+
+    /// Forgets an activity (it was dismissed): its record goes from the spool now, from the
+    /// journal at the next commit.
     func remove(activityID: String) async {
-        let store = ActivityStateStore<LocationActivityAttributes>(
-            directory: activitiesDirectory, activityID: activityID, logger: logger)
+        let (primary, logger) = (primary, logger)
+        state.withLock { state in
+            state.latest[activityID] = nil
+            state.milestones.remove(activityID)
+            state.removed.insert(activityID)
+        }
         do {
-            try await executor.run { try store.remove() }
+            try await spoolExecutor.run {
+                try primary.store(activityID, logger: logger).remove(durable: primary.durable)
+            }
         } catch {
             logger.error("Cannot remove an activity's state file", metadata: ["error": "\(error)"])
         }
     }
 
-    /// The oldest `max` points waiting in the outbox.
+    // MARK: Delivering
+
+    /// The oldest `max` points not delivered yet: those that left the spool first, from the
+    /// journal, then the spool's. Their indices are the spool's, for ``acknowledge(through:)``.
     func peek(max: Int) async throws -> [OutboxRecord] {
-        let outbox = outbox
-        return try await executor.run { try outbox.peek(max: max) }
+        let (primary, journal) = (primary, journal)
+        let head = primary.outbox.indices.lowerBound
+        let left = state.withLock { state in Array(Self.leftTheSpool(state, head: head).prefix(max)) }
+        guard let first = left.first else {
+            return try await spoolExecutor.run { try primary.outbox.peek(max: max) }
+        }
+        let records = try await journalExecutor.run {
+            try journal.outbox.records(from: first.journal, max: left.count)
+        }
+        // Paired by journal index: a point the journal dropped when it was full is skipped.
+        var result: [OutboxRecord] = []
+        var entries = left[...]
+        for record in records {
+            while let entry = entries.first, entry.journal < record.index { entries.removeFirst() }
+            guard let entry = entries.first, entry.journal == record.index else { continue }
+            result.append(OutboxRecord(index: entry.primary, topic: record.topic, payload: record.payload))
+        }
+        if result.isEmpty {
+            // All dropped by the journal (counted there): nothing of them to deliver.
+            state.withLock { $0.delivered = Swift.max($0.delivered ?? 0, left[left.count - 1].primary) }
+            return try await peek(max: max)
+        }
+        return result
     }
 
-    /// Records that every point through `index` was delivered.
+    /// The points not delivered that left the spool (before its `head`), oldest first.
+    private static func leftTheSpool(_ state: State, head: UInt64) -> ArraySlice<(primary: UInt64, journal: UInt64)> {
+        let after = state.delivered.map { $0 + 1 } ?? 0
+        let mapping = state.mapping
+        // Both sorted by primary index.
+        var low = 0
+        var high = mapping.count
+        while low < high {
+            let middle = (low + high) / 2
+            if mapping[middle].primary < after { low = middle + 1 } else { high = middle }
+        }
+        var end = mapping.count
+        var start = low
+        while start < end {
+            let middle = (start + end) / 2
+            if mapping[middle].primary < head { start = middle + 1 } else { end = middle }
+        }
+        return mapping[low..<end]
+    }
+
+    /// Records that every point through primary index `index` was delivered: in the spool now,
+    /// in the journal at the next commit (with every-fix, in the journal now).
     func acknowledge(through index: UInt64) async throws {
-        let outbox = outbox
-        try await executor.run { try outbox.acknowledge(through: index) }
+        let outbox = primary.outbox
+        try await spoolExecutor.run { try outbox.acknowledge(through: index) }
+        state.withLock { $0.delivered = max($0.delivered ?? 0, index) }
     }
 
-    /// The points still waiting (0 when the outbox cannot be read).
+    /// How many points were dropped because the outbox was full, over its life.
+    func droppedCount() async -> UInt64 {
+        let (primary, journal) = (primary, journal)
+        return await spoolExecutor.run { max(primary.outbox.droppedCount, journal.outbox.droppedCount) }
+    }
+
+    /// The points still waiting, in the spool and left from it.
     func pendingCount() async -> Int {
-        let outbox = outbox
-        return await executor.run { outbox.count }
+        let outbox = primary.outbox
+        let head = outbox.indices.lowerBound
+        let left = state.withLock { Self.leftTheSpool($0, head: head).count }
+        return await spoolExecutor.run { outbox.count } + left
     }
 
-    /// Closes the outbox.
-    func close() async {
-        let outbox = outbox
-        await executor.run { outbox.close() }
+    // MARK: Committing
+
+    /// Writes to the journal what must be there now, with one flush; nothing when nothing must.
+    /// Serialised on the journal's executor; with every-fix there is nothing to commit.
+    ///
+    /// - Returns: the failure's description (logged at debug: the agent core reports it once), or
+    ///   nil. What a failed commit was to write is written by the next one.
+    @discardableResult
+    func commit(final: Bool = false) async -> String? {
+        guard case .interval = durability else { return nil }
+        let work = state.withLock { state in Self.plan(&state, final: final) }
+        let (primary, journal, logger) = (primary, journal, logger)
+        let outcome = await journalExecutor.run { () -> Result<[(UInt64, UInt64)], any Error> in
+            do {
+                return .success(try Self.write(work, primary: primary, journal: journal, logger: logger))
+            } catch {
+                return .failure(error)
+            }
+        }
+        state.withLock { state in
+            switch outcome {
+            case .success(let mapping):
+                state.mapping += mapping
+                if let last = mapping.last?.0 { state.journaledThrough = max(state.journaledThrough ?? 0, last) }
+                if let acknowledged = work.acknowledged { state.mapping.removeAll { $0.journal <= acknowledged } }
+                for (id, record) in work.records {
+                    state.journaled[id] = record
+                    state.trackReservations[id, default: SeqReservation(durable: 0, used: 0)]
+                        .renewed(through: record.trackSeq)
+                    state.envelopeReservations[id, default: SeqReservation(durable: 0, used: 0)]
+                        .renewed(through: record.lastSeq)
+                }
+                for id in work.removed { state.journaled[id] = nil }
+            case .failure:
+                state.milestones.formUnion(work.records.map(\.0))
+                state.removed.formUnion(work.removed)
+            }
+        }
+        guard case .failure(let error) = outcome else {
+            await trimSpool()
+            return nil
+        }
+        logger.debug("Cannot write the journal", metadata: ["error": "\(error)"])
+        return "\(error)"
     }
+
+    /// Past ``window`` points, the spool lets go of those the journal has: they are delivered
+    /// from it (``peek(max:)``).
+    private func trimSpool() async {
+        let outbox = primary.outbox
+        guard outbox.count > window, let through = state.withLock({ $0.journaledThrough }) else { return }
+        do {
+            try await spoolExecutor.run { try outbox.acknowledge(through: through) }
+        } catch {
+            logger.debug("Cannot trim the spool", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// What one commit writes.
+    private struct Work: Sendable {
+        /// Primary indices of the points to copy to the journal.
+        var points: Range<UInt64>?
+        /// The journal index through which points are delivered.
+        var acknowledged: UInt64?
+        /// The records to write, by activity, with their seqs reserved ahead.
+        var records: [(String, Record)] = []
+        var removed: Set<String> = []
+    }
+
+    /// Decides what the commit writes, under the lock.
+    private static func plan(_ state: inout State, final: Bool) -> Work {
+        var work = Work()
+        // The points neither delivered nor journaled yet.
+        let from = max(state.delivered.map { $0 + 1 } ?? 0, state.journaledThrough.map { $0 + 1 } ?? 0)
+        work.points = from..<UInt64.max
+        // The journal's points delivered since.
+        if let delivered = state.delivered {
+            work.acknowledged = state.mapping.last { $0.primary <= delivered }?.journal
+        }
+        for (id, record) in state.latest {
+            var track = state.trackReservations[id] ?? SeqReservation(durable: 0, used: 0)
+            var envelope = state.envelopeReservations[id] ?? SeqReservation(durable: 0, used: 0)
+            let needed =
+                final || state.milestones.contains(id) || state.journaled[id] == nil
+                || track.needsRenewal(used: record.trackSeq) || envelope.needsRenewal(used: record.lastSeq)
+            guard needed else { continue }
+            var written = record
+            if !final {
+                // Ahead, so that a power cut after this never lets a number be used twice.
+                written.trackSeq = track.renewal(used: record.trackSeq)
+                written.lastSeq = envelope.renewal(used: record.lastSeq)
+            }
+            track.renewed(through: written.trackSeq)
+            envelope.renewed(through: written.lastSeq)
+            work.records.append((id, written))
+        }
+        state.milestones = []
+        work.removed = state.removed
+        state.removed = []
+        return work
+    }
+
+    /// Writes `work` to the journal and flushes it once; returns the (primary, journal) index pairs
+    /// of the points copied. Runs on the journal's executor.
+    private static func write(_ work: Work, primary: Tier, journal: Tier, logger: Logger) throws -> [(UInt64, UInt64)] {
+        var mapping: [(UInt64, UInt64)] = []
+        var wrote = false
+        if let range = work.points {
+            var start = range.lowerBound
+            while true {
+                let records = try primary.outbox.records(from: start, max: 1024)
+                guard let last = records.last else { break }
+                let first = journal.outbox.indices.upperBound
+                try journal.outbox.append(contentsOf: records.map { ($0.topic, $0.payload) })
+                for (offset, record) in records.enumerated() { mapping.append((record.index, first + UInt64(offset))) }
+                start = last.index + 1
+                wrote = true
+            }
+        }
+        if wrote { try journal.outbox.sync() }
+        if let last = mapping.last {
+            // For a restart after a crash: where the spool's points are in the journal.
+            try "\(Int64(last.1) - Int64(last.0))".write(
+                toFile: offsetFile(primary.directory), atomically: true, encoding: .utf8)
+        }
+        // The spool's drops, which the journal never saw, outlive the spool.
+        try journal.outbox.countDropped(atLeast: primary.outbox.droppedCount)
+        if let acknowledged = work.acknowledged { try journal.outbox.acknowledge(through: acknowledged) }
+        for (id, record) in work.records { try journal.store(id, logger: logger).save(record) }
+        for id in work.removed { try journal.store(id, logger: logger).remove() }
+        return mapping
+    }
+
+    /// Commits what is left, with the exact seqs (no reservation ahead: the next start goes on
+    /// without a gap), closes both tiers and removes the spool, which the journal then holds in
+    /// full; when that commit fails (a full card), the spool stays, for the next start.
+    func close() async {
+        let failure = await commit(final: true)
+        let (primary, journal, spoolDirectory) = (primary, journal, spoolDirectory)
+        let logger = logger
+        await journalExecutor.run {
+            primary.outbox.close()
+            // With every-fix they are one.
+            if journal.directory != primary.directory { journal.outbox.close() }
+            guard failure == nil else { return }
+            if let spoolDirectory { try? FileManager.default.removeItem(atPath: spoolDirectory) }
+            do {
+                try RunLedger(directory: journal.directory).endCleanly()
+            } catch {
+                logger.error("Cannot record the clean stop", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Seconds on the monotonic clock, for the rates of use.
+    private static var uptime: Double { (ContinuousClock.now - origin).inSeconds }
+    private static let origin = ContinuousClock.now
+}
+
+extension UInt64 {
+    /// One less, or nil for zero.
+    fileprivate var checkedPredecessor: UInt64? { self == 0 ? nil : self - 1 }
 }

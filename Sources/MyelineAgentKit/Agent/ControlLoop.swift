@@ -54,7 +54,9 @@ struct ControlLoop: Service, CustomStringConvertible {
             let saved = await storage.load(tail: AgentInbox.defaultCapacity * settings.maximumActivities)
             var finish = await perform(
                 core.handle(
-                    .started(saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped),
+                    .started(
+                        saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped,
+                        powerLosses: saved.powerLosses),
                     now: clock.now, uptime: uptime), core: &core)
             while finish == nil, let batch = await inbox.next(until: core.nextDeadline, clock: clock) {
                 finish = await perform(
@@ -80,8 +82,8 @@ struct ControlLoop: Service, CustomStringConvertible {
         var finish: Finish?
         while let action = queue.popFirst() {
             switch action {
-            case .persist(let points, let records):
-                let (failure, dropped) = await storage.persist(points: points, records: records)
+            case .persist(let points, let records, let milestones):
+                let (failure, dropped) = await storage.persist(points: points, records: records, milestones: milestones)
                 queue += core.handle(.persisted(failure: failure, dropped: dropped), now: clock.now, uptime: uptime)
             case .publish(let message):
                 sender.enqueue(message)
@@ -107,6 +109,12 @@ struct ControlLoop: Service, CustomStringConvertible {
     private func windDown(_ finish: Finish, core: inout AgentCore) async {
         let deadline = ContinuousClock.now.advanced(by: drainTimeout)
         func remaining() -> Duration { max(.zero, deadline - ContinuousClock.now) }
+        if !core.hasConnected, !client.isConnected {
+            // Not an outage: the start (a short replay can end before the first connection is
+            // made). Its connection is waited for, within the bound.
+            let client = client
+            _ = await withTimeout(remaining()) { try? await client.waitUntilConnected() }
+        }
         guard client.isConnected else {
             logger.warning(
                 "Shutting down offline: the last envelopes, the track points in the outbox and offline are not published; the will says offline"

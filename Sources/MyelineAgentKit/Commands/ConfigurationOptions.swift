@@ -71,7 +71,8 @@ struct ConfigurationOptions: ParsableArguments {
     }
 
     /// Loads the configuration and the password for a command that connects (`run`,
-    /// `remove-integrations`), and sends the logs to stderr at the configured level.
+    /// `remove-integrations`), and sends the logs to stderr at the configured level; warns once
+    /// when the password file is readable by every user of the machine.
     ///
     /// - Throws: ``ConfigurationError`` (exit status 64) naming the key at fault.
     func loadForConnecting(environment: [String: String]) async throws -> (
@@ -83,6 +84,10 @@ struct ConfigurationOptions: ParsableArguments {
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
+        }
+        if let (message, metadata) = loaded.configuration.mqtt.passwordFileExposure() {
+            Logger(label: "myeline.agent").warning(
+                "\(message)", metadata: metadata.mapValues { .string($0) })
         }
         return (loaded, password)
     }

@@ -22,7 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (loaded, password) = try await options.loadForConnecting(environment: environment)
-        try await AgentPreflight.check(loaded.configuration)
+        try await AgentPreflight.check(loaded.configuration, environment: environment)
         try await Self.buildServiceGroup(configuration: loaded.configuration, password: password).run()
     }
 

@@ -10,12 +10,13 @@ extension AgentConfiguration {
         var user = "myeline"
         /// The topic's device level (`owntracks.device`); the device id by default.
         var device: String
-        /// The tracker id maps show (`owntracks.tid`), 1-2 characters; the last two of `owntracks.device` by default.
+        /// The tracker id maps show (`owntracks.tid`), 1-2 characters; by default the last two letters
+        /// or digits of `owntracks.device` (``OwnTracksLocation/defaultTrackerID(device:)``).
         var trackerID: String
 
         init(device: String) {
             self.device = device
-            trackerID = String(device.suffix(2))
+            trackerID = OwnTracksLocation.defaultTrackerID(device: device)
         }
 
         /// `owntracks/USER/DEVICE`; valid once read.
@@ -38,7 +39,7 @@ extension AgentConfiguration {
     /// | `owntracks.enabled` | boolean | `false` |
     /// | `owntracks.user` | topic level, 1-64 characters without `/`, `+`, `#` | `myeline` |
     /// | `owntracks.device` | topic level | `device.id` |
-    /// | `owntracks.tid` | 1-2 characters | last two characters of `owntracks.device` |
+    /// | `owntracks.tid` | 1-2 characters | last two letters or digits of `owntracks.device` |
     /// | `homeassistant.enabled` | boolean | `false` |
     /// | `homeassistant.prefix` | topic levels without `+`, `#` | `homeassistant` |
     mutating func readIntegrations(_ values: KeyReader) throws(ConfigurationError) {
@@ -52,7 +53,7 @@ extension AgentConfiguration {
             }
             ownTracks[keyPath: path] = level
         }
-        ownTracks.trackerID = String(ownTracks.device.suffix(2))
+        ownTracks.trackerID = OwnTracksLocation.defaultTrackerID(device: ownTracks.device)
         if let trackerID = try values.string("owntracks.tid") {
             guard (1...2).contains(trackerID.count), trackerID.allSatisfy({ !$0.isWhitespace }) else {
                 throw values.error(

@@ -51,6 +51,9 @@ extension AgentConfiguration {
     /// | `updates.stale-after` | seconds, > 0 | 3 × `updates.heartbeat` |
     /// | `updates.no-fix-grace` | seconds, ≥ 0 | `30` |
     /// | `outbox.capacity` | track points, 1...10000000 | `100000` |
+    /// | `storage.durability` | `interval` or `every-fix` | `interval` |
+    /// | `storage.sync-interval` | seconds, 0.1...3600 | `5` |
+    /// | `storage.spool-directory` | absolute path | `$RUNTIME_DIRECTORY/spool`, else in `/dev/shm`, else `STATE-DIRECTORY/spool` |
     /// | `alerts.geofences` | list of `NAME:LATITUDE:LONGITUDE:RADIUS` (degrees, metres) | none |
     /// | `alerts.overspeed.threshold` | m/s, > 0 | none (no overspeed alert) |
     /// | `alerts.overspeed.duration` | seconds, ≥ 0 | `5` |
@@ -165,6 +168,23 @@ extension AgentConfiguration {
         // outbox, alerts, logs
         if let capacity = try values.integer("outbox.capacity", in: 1...10_000_000, unit: "track points") {
             outbox.capacity = capacity
+        }
+        let syncInterval = try values.number("storage.sync-interval", in: 0.1...3600, unit: "seconds")
+        let interval = AgentStorage.Durability.interval(.seconds(syncInterval ?? 5))
+        storage.durability =
+            try values.choice("storage.durability", [("interval", interval), ("every-fix", .everyFix)]) ?? interval
+        if case .everyFix = storage.durability, syncInterval != nil {
+            throw values.error(
+                "storage.sync-interval",
+                "has no effect with storage.durability: every-fix, which writes every fix at once: remove one of them")
+        }
+        if let spool = try values.string("storage.spool-directory") {
+            guard spool.hasPrefix("/") else {
+                throw values.error(
+                    "storage.spool-directory",
+                    "\"\(spool)\" is not an absolute path: use one such as /run/myeline/spool")
+            }
+            storage.spoolDirectory = spool
         }
         if let fences = try values.list("alerts.geofences") {
             var names: Set<String> = []

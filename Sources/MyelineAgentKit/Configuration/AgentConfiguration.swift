@@ -1,4 +1,5 @@
 import AgentCore
+import Foundation
 import LiveActivity
 import Location
 import Logging
@@ -28,6 +29,8 @@ struct AgentConfiguration: Hashable, Sendable {
     var updates: Updates = Updates()
     /// The offline outbox of track points.
     var outbox: Outbox = Outbox()
+    /// What the agent writes to its state directory, and when (`storage.*`).
+    var storage: Storage = Storage()
     /// Geofence and overspeed alerts.
     var alerts: Alerts = Alerts()
     /// The lowest level logged (`log-level`); `info` by default.
@@ -111,6 +114,33 @@ struct AgentConfiguration: Hashable, Sendable {
     }
 
     /// The on-disk outbox for track points while the broker is unreachable.
+    /// How the agent keeps what must survive it: docs/agent-store.md.
+    struct Storage: Hashable, Sendable {
+        /// What a power cut may lose (`storage.durability`, `storage.sync-interval`): with
+        /// `interval` (the default, 5 s) the points of the last interval not delivered yet; with
+        /// `every-fix`, nothing.
+        var durability = AgentStorage.Durability.interval(.seconds(5))
+        /// The spool, in memory (`storage.spool-directory`); nil for the default
+        /// (``resolvedSpoolDirectory(stateDirectory:environment:)``).
+        var spoolDirectory: String?
+
+        /// The spool's directory: `storage.spool-directory`, else `$RUNTIME_DIRECTORY/spool` under
+        /// systemd (`RuntimeDirectory=myeline`), else a directory of this state directory's in
+        /// `/dev/shm` (tmpfs on Linux), else `STATE-DIRECTORY/spool` (on the card: a spool that
+        /// is not in memory spares the card nothing).
+        func resolvedSpoolDirectory(stateDirectory: String, environment: [String: String]) -> String {
+            if let spoolDirectory { return spoolDirectory }
+            if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first, runtime.hasPrefix("/") {
+                return runtime + "/spool"
+            }
+            if access("/dev/shm", W_OK) == 0 {
+                let name = stateDirectory.split(separator: "/").joined(separator: "-")
+                return "/dev/shm/myeline-spool-" + (name.isEmpty ? "root" : name)
+            }
+            return stateDirectory + "/spool"
+        }
+    }
+
     struct Outbox: Hashable, Sendable {
         /// The most track points kept (`outbox.capacity`); the oldest are dropped beyond it; 100000 by default.
         var capacity = 100_000

@@ -45,6 +45,11 @@ struct ConfigurationReport {
             row("updates.stale-after", "\(format(c.updates.staleAfter)) s", derived: "3 x updates.heartbeat"),
             row("updates.no-fix-grace", "\(format(c.updates.noFixGrace)) s"),
             row("outbox.capacity", "\(c.outbox.capacity) points"),
+            row("storage.durability", c.storage.durability.keyValue),
+            row(
+                "storage.sync-interval",
+                c.storage.durability.syncInterval.map { "\(ConfigurationFormat.seconds($0)) s" } ?? "every fix"),
+            row("storage.spool-directory", c.storage.spoolDirectory ?? "in memory"),
             row(
                 "alerts.geofences",
                 c.alerts.geofences.isEmpty ? nil : c.alerts.geofences.map(\.description).joined(separator: ", ")),

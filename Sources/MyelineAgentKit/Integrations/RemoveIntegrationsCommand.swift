@@ -3,6 +3,7 @@ import AsyncSupport
 import Foundation
 import LiveActivity
 import Logging
+import MQTT
 
 /// `myeline-agent remove-integrations`: clears what the integrations left on the broker, for an
 /// uninstall (deploy/install.sh --uninstall runs it).
@@ -32,12 +33,17 @@ struct RemoveIntegrationsCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (loaded, password) = try await options.loadForConnecting(environment: environment)
-        let link = IntegrationLink(
-            configuration: loaded.configuration, password: password, logger: Logger(label: "myeline.agent"),
-            clock: SystemWallClock())
+        let configuration = loaded.configuration
+        let logger = Logger(label: "myeline.agent")
+        let mqtt = configuration.mqtt.clientConfiguration(password: password).withOneShotClientID()
         let outcome = await withTimeout(.seconds(timeout)) { () -> Result<[String], any Error> in
             do {
-                return .success(try await link.removeRetained())
+                return .success(
+                    try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
+                        try await IntegrationLink(
+                            configuration: configuration, client: client, logger: logger, clock: SystemWallClock()
+                        ).removeRetained()
+                    })
             } catch {
                 return .failure(error)
             }
@@ -45,7 +51,7 @@ struct RemoveIntegrationsCommand: AsyncParsableCommand {
         guard let outcome else {
             throw CommandFailure(
                 .unavailable,
-                "the broker \(loaded.configuration.mqtt.broker) did not answer within \(timeout) s: is it running and reachable?"
+                "the broker \(configuration.mqtt.broker) did not answer within \(timeout) s: is it running and reachable?"
             )
         }
         let topics = try outcome.get()

@@ -68,9 +68,7 @@ struct IntentOptions: ParsableArguments {
             handler.logLevel = level
             return handler
         }
-        var mqtt = configuration.mqtt.clientConfiguration(password: password)
-        // A client id of its own, so that the broker never disconnects the running agent for it.
-        mqtt.clientID += "-cli-\(UUID().uuidString.prefix(8).lowercased())"
+        let mqtt = configuration.mqtt.clientConfiguration(password: password).withOneShotClientID()
         let outcome = try await IntentClient.send(
             command, to: configuration.device.id, topics: TopicTree(prefix: configuration.topicPrefix), mqtt: mqtt,
             timeout: .milliseconds(Int64((effectiveTimeout * 1000).rounded())),

@@ -1,0 +1,32 @@
+import AgentCore
+import ServiceLifecycle
+
+/// Runs the storage's group commit every `storage.sync-interval` (``AgentStorage/commit(final:)``),
+/// and tells the control loop when writing the journal starts or stops failing (a full card), so
+/// that the agent says so once, in its log and its status.
+///
+/// Graceful shutdown: returns at once; the control loop's wind-down makes the last commit
+/// (``AgentStorage/close()``).
+struct StorageCommitter: Service, CustomStringConvertible {
+    /// What service-lifecycle logs for this service.
+    var description: String { "StorageCommitter" }
+
+    let storage: AgentStorage
+    let interval: Duration
+    let inbox: AgentInbox
+
+    func run() async {
+        var failing = false
+        while !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+            let failure = await storage.commit()
+            guard (failure != nil) != failing else { continue }
+            failing = failure != nil
+            inbox.post(.persisted(failure: failure, dropped: await storage.droppedCount()))
+        }
+    }
+}
