@@ -92,7 +92,7 @@ public enum BoardJSON {
 
     /// A device: `{"kind":"device","device":…,"status":"online"|"offline"|"unknown",…}` with since
     /// when, last seen, what its agent reports (version, instance, dropped, storage-error,
-    /// clock-offset), how many activities it has, and its health; `"duplicate":true` when two agents
+    /// clock-offset, power-losses), how many activities it has, and its health; `"duplicate":true` when two agents
     /// publish its status in turn (``Fleet/duplicatedDevices``).
     public static func device(_ device: DeviceID, fleet: Fleet, change: String? = nil) -> String {
         var object = JSONObject()
@@ -111,6 +111,7 @@ public enum BoardJSON {
             object["dropped"] = status.dropped.map { .int(Int(clamping: $0)) }
             object["storage-error"] = status.storageError.map(JSONValue.string)
             object["clock-offset"] = status.clockOffset.map(JSONValue.int)
+            object["power-losses"] = status.powerLosses.map { .int(Int(clamping: $0)) }
             object["ahead"] = status.ahead > 0 ? .number(status.ahead) : nil
         }
         if fleet.duplicatedDevices.contains(device) { object["duplicate"] = .bool(true) }

@@ -24,12 +24,22 @@ public struct DeviceStatus: Hashable, Sendable {
     public var storageError: String?
     /// The agent's clock minus its receiver's time, seconds (`clock-offset`); nil when they agree.
     public var clockOffset: Int?
+    /// How many times the agent started after a power cut (`power-losses`), since its state
+    /// directory was created; nil when none or not reported. Shown, not a health issue: a tracker on
+    /// a vehicle's switched supply loses power at every stop.
+    public var powerLosses: UInt64?
     /// The latest time the device reported (an envelope's `timestamp` or fix time, a status's
     /// `since`), never later than the board's clock when it arrived; nil before any.
     public var lastSeen: Date?
     /// How far the device's latest envelope (its `timestamp` or fix time) was ahead of the board's
     /// clock when it arrived, seconds; 0 when it was not ahead.
     public var ahead: Double = 0
+
+    /// `1 power loss`, `3 power losses`, or nil when none was reported: for the card and the plain line.
+    public var powerLossText: String? {
+        guard let count = powerLosses, count > 0 else { return nil }
+        return "\(RowFormat.count(Int(clamping: count))) power loss\(count == 1 ? "" : "es")"
+    }
 
     /// A device the board knows nothing of yet.
     public init() {}

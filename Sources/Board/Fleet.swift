@@ -154,6 +154,7 @@ public struct Fleet: Sendable {
             device.dropped = status.dropped
             device.storageError = status.storageError
             device.clockOffset = status.clockOffset
+            device.powerLosses = status.powerLosses
         }
         if let since = status.since { device.noteSeen(since, now: now) }
         guard device != known else { return .unchanged }

@@ -275,6 +275,7 @@ public struct FrameRenderer: Sendable {
         }
         var deviceLine = "  device: \(link), last seen \(RowFormat.age(since: status?.lastSeen, now: now)) ago"
         if let version = status?.version { deviceLine += ", agent \(clean(version))" }
+        if let losses = status?.powerLossText { deviceLine += ", \(losses)" }
         deviceLine += health.isHealthy ? ", healthy" : ", health: \(health.summary)"
         if let error = status?.storageError { deviceLine += " (\(clean(error)))" }
         guard case .activity(let key) = entry, let row = fleet.rows[key] else {

@@ -48,6 +48,7 @@ public enum PlainText {
         parts.append("last seen \(RowFormat.age(since: status?.lastSeen, now: now)) ago")
         parts.append("\(fleet.activityCount(of: device)) activities")
         if let version = status?.version { parts.append("agent \(clean(version))") }
+        if let losses = status?.powerLossText { parts.append(losses) }
         let health = fleet.health(of: device)
         parts.append(health.isHealthy ? "healthy" : "health: \(health.summary)")
         if let error = status?.storageError { parts.append("storage: \(clean(error))") }

@@ -19,7 +19,10 @@ struct BoardLineSchemaTests {
                 topic: Wire.statusTopic(),
                 payload: Wire.status(
                     state: "online",
-                    extra: ["clock-offset": 3600, "storage-error": "disk full", "dropped": 5, "instance": "i-1"])),
+                    extra: [
+                        "clock-offset": 3600, "storage-error": "disk full", "dropped": 5, "instance": "i-1",
+                        "power-losses": 2,
+                    ])),
             now: Wire.now)
         var lines: [(String, String)] = []
         for row in fleet.rows.values.sorted(by: { $0.key < $1.key }) {

@@ -106,6 +106,28 @@ struct DevicesAndHealthTests {
         #expect(fine.health(of: Self.van).isHealthy)
     }
 
+    /// The power cuts an agent reports (`power-losses`, issue 16) are on its JSON line, its card and
+    /// its plain line, without making it unhealthy (a tracker on a vehicle's switched supply loses
+    /// power at every stop); a clean status afterwards clears them.
+    @Test func thePowerLossesAgentsReportAreShown() throws {
+        var fleet = Fleet()
+        fleet.apply(Self.status("online", extra: ["power-losses": 3, "version": "0.1.0"]), now: Wire.now)
+        #expect(fleet.devices[Self.van]?.powerLosses == 3)
+        #expect(fleet.health(of: Self.van).isHealthy)
+        let json = BoardJSON.device(Self.van, fleet: fleet)
+        #expect(json.contains(#""power-losses":3"#) && json.contains(#""healthy":true"#), "\(json)")
+        #expect(
+            PlainText.device(Self.van, fleet: fleet, now: Wire.now).contains("agent 0.1.0 · 3 power losses · healthy"))
+        var view = BoardView()
+        let card = FrameRenderer(layout: .expanded, columns: 120, lines: 8, colours: false)
+            .render(fleet, view: &view, header: BoardHeader(source: "t"), now: Wire.now).joined(separator: "\n")
+        #expect(card.contains("agent 0.1.0, 3 power losses, healthy"), "\(card)")
+        fleet.apply(Self.status("online", since: 1_700_000_010, extra: ["power-losses": 1]), now: Wire.now)
+        #expect(PlainText.device(Self.van, fleet: fleet, now: Wire.now).contains(" · 1 power loss · "))
+        fleet.apply(Self.status("online", since: 1_700_000_020), now: Wire.now)
+        #expect(!BoardJSON.device(Self.van, fleet: fleet).contains("power-losses"))
+    }
+
     /// Finding 5: a retained envelope with an absurd seq no longer freezes the row: genuine updates
     /// (newer timestamps) that keep coming for the resync window are taken, the row is flagged, and
     /// the missed count is not poisoned.
