@@ -37,7 +37,7 @@ let package = Package(
         benchmarks("LiveActivityBenchmarks", using: ["LiveActivity"]),
         benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity"]),
         // The board's decode, apply and `--follow --json` line of scripts/bench's flood on one thread, for
-        // callgrind's instruction counts (docs/benchmarks.md, "Aggregator: ingest").
+        // callgrind's instruction counts (docs/benchmarks.md, "Aggregator: ingest, issue 17 item 11").
         .executableTarget(
             name: "BoardReplay",
             dependencies: [

@@ -1,5 +1,6 @@
 // The board's per-message work without the network, on one thread, deterministic: for callgrind's
-// instruction counts (docs/benchmarks.md, "Aggregator: ingest"), which a shared machine does not move.
+// instruction counts (docs/benchmarks.md, "Aggregator: ingest, issue 17 item 11"), which a shared
+// machine does not move.
 //
 //   board-replay decode DEVICES MESSAGES   BoardDecoder.decode of each message
 //   board-replay ingest DEVICES MESSAGES   decode, Fleet.apply and the `--follow --json` line of each
