@@ -106,9 +106,11 @@ let package = Package(
             dependencies: ["Interop", "LiveActivity"],
             swiftSettings: strict
         ),
-        // Small shared helpers for structured concurrency: the blocking executor, timeouts, backoff.
+        // Small shared helpers for the processes' runtime: the blocking executor, timeouts, backoff,
+        // the heap policy.
         .target(
             name: "AsyncSupport",
+            dependencies: ["CMallocTuning"],
             swiftSettings: strict
         ),
         // The agent's decisions as one pure state machine: events in, actions out; no I/O.
@@ -155,8 +157,8 @@ let package = Package(
         .target(
             name: "Aggregator",
             dependencies: [
+                "AsyncSupport",
                 "Board",
-                "CMallocTuning",
                 "Interop",
                 "LiveActivity",
                 "Locking",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncSupport
 import Board
 import Foundation
 import LiveActivity

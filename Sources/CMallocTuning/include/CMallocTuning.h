@@ -6,4 +6,8 @@
 /// module does not include <malloc.h>.
 int myeline_fix_mmap_threshold(int bytes);
 
+/// Caps the number of glibc malloc arenas at `count` (mallopt(M_ARENA_MAX)); returns 1 on success,
+/// 0 if glibc refused.
+int myeline_limit_arenas(int count);
+
 #endif

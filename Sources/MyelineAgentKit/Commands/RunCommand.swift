@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncSupport
 import Foundation
 import LiveActivity
 import Logging
@@ -20,6 +21,8 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var options: ConfigurationOptions
 
     func run() async throws {
+        // At most two arenas: the agent's threads allocate little and seldom at once (HeapPolicy).
+        HeapPolicy.apply(maximumArenas: 2)
         let environment = ProcessInfo.processInfo.environment
         let (loaded, password) = try await options.loadForConnecting(environment: environment)
         try await AgentPreflight.check(loaded.configuration, environment: environment)
