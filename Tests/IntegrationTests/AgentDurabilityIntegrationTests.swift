@@ -7,7 +7,7 @@ import TestSupport
 /// is killed, and when the power goes (its spool, in memory, gone with it), at each
 /// `storage.durability`. The broker is away while the agent tracks, so that every point must be
 /// kept; it is back for the restart, which delivers what was kept.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct AgentDurabilityIntegrationTests {
     enum Failure: String, CaseIterable, Sendable {
         /// SIGKILL: the process dies, the machine does not (the spool in memory survives).

@@ -9,7 +9,7 @@ import TestSupport
 /// The running agent's lifecycle against a private broker: intents, resume after SIGKILL,
 /// orphans, dismissal dates across a restart, a full outbox. Each test watches the topics as an
 /// independent subscriber and checks every payload against docs/schema.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct AgentLifecycleIntegrationTests {
     typealias Message = AgentHarness.Message
 
@@ -263,9 +263,9 @@ struct AgentLifecycleIntegrationTests {
 /// The broker goes away for 30 seconds in the middle of a replay at 50 times real time: the
 /// agent keeps tracking, its track points wait in the outbox on disk, and once the broker is
 /// back every one arrives exactly once and in order, and the retained state is the latest.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct AgentBrokerOutageIntegrationTests {
-    @Test func everyPointArrivesOnceAndInOrderAfterA30SecondOutage() async throws {
+    @Test(.tags(.slow)) func everyPointArrivesOnceAndInOrderAfterA30SecondOutage() async throws {
         // A persistent broker and a persistent observer session: the observer misses nothing
         // published while it reconnects, as a real consumer with a durable session would.
         try await TestBroker.with(extraConfiguration: ["max_queued_messages 1000000"], persistent: true) { broker in
@@ -315,7 +315,7 @@ struct AgentBrokerOutageIntegrationTests {
 
 /// The agent on a real gpsd (fed a real receiver capture), as on a tracker: start, updates with
 /// the receiver's positions, track points, and a stop, seen by an independent subscriber.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentGpsdIntegrationTests {
     @Test func theAgentTracksAReceiverThroughGpsd() async throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: AgentHarness.capture)))
@@ -361,7 +361,7 @@ struct AgentGpsdIntegrationTests {
 }
 
 /// The intent subcommands against the real agent, as a shell script or cron job would use them.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentIntentCommandIntegrationTests {
     @Test func theSubcommandsDriveARunningAgent() async throws {
         try await AgentHarness.scenario { broker, observer, state in

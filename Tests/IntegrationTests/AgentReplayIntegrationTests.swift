@@ -6,7 +6,7 @@ import TestSupport
 import Tracking
 
 /// Replays as a user runs them (the agent-core issue, failures 5 to 7), with the built binary.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentReplayIntegrationTests {
     /// A straight drive north: `points` points 50 m and 10 s apart (950 m in 190 s for 20).
     static func straightDrive(in directory: String, points: Int = 20) throws -> String {

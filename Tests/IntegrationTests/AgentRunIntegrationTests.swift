@@ -9,7 +9,7 @@ import Tracking
 
 /// `myeline-agent run`, the built binary, against a private broker, as an independent subscriber
 /// (`mosquitto_sub` on `myeline/#`) sees it: presence, the activity's lifecycle and its track.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentRunIntegrationTests {
     /// A real NMEA capture of a moving receiver (gpsd's regression logs).
     static let capture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -8,7 +8,7 @@ import TestSupport
 @testable import MyelineAgentKit
 
 /// How the agent's services end: structured, every task awaited, within the drain bound.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentShutdownIntegrationTests {
     /// The agent's library starts no unstructured task: everything runs as a service of the
     /// agent's `ServiceGroup` or as a child of a task group, so when the group's `run()` returns

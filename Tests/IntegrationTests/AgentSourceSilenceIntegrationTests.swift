@@ -6,7 +6,7 @@ import TestSupport
 /// Failure 2 of the agent-core issue: a silent receiver (gpsd up and answering, the receiver
 /// sending nothing) was not noticed: nothing was published for a minute, then the heartbeat
 /// republished the minute-old fix as a current position.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentSourceSilenceIntegrationTests {
     @Test func aReceiverThatFallsSilentDropsThePositionAndNoHeartbeatShowsTheOldOne() async throws {
         try await SilentServer.with(greeting: true, receiverFixes: 4) { server in

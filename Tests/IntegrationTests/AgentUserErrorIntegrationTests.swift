@@ -6,7 +6,7 @@ import TestSupport
 /// What went wrong when the agent was tried as a new user would (the agent-core issue), each
 /// with the built binary against a private broker: a mistake is a configuration error before
 /// anything connects, and an ended activity does not outlive its dismissal date on the broker.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentUserErrorIntegrationTests {
     /// How `myeline-agent run` ended: its status, its standard error, and what it left retained.
     struct Outcome {

@@ -7,7 +7,7 @@ import Testing
 
 /// `myeline-aggregator` against a real private mosquitto: the board in tmux, `--once --json` with
 /// 10,000 retained activities, the truncated bootstrap, and the hostile corpus.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .serialized, .timeLimit(.minutes(3)))
 struct AggregatorIntegrationTests {
     static let tunedBroker = ["max_queued_messages 1000000", "max_inflight_messages 1000", "sys_interval 1"]
 

@@ -11,7 +11,7 @@ import Testing
 /// bootstrap, its JSON ends with a summary saying how complete it is, and the cut is judged on real
 /// mosquittos with their default, small and lifted queue limits, with other applications' retained
 /// messages beside the fleet.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .serialized, .timeLimit(.minutes(3)))
 struct BoardCompletenessIntegrationTests {
     typealias Fleet = AggregatorIntegrationTests
 

@@ -7,7 +7,7 @@ import Testing
 /// broker bridged to a real central broker running `production.conf` and `acl`: an agent on the
 /// site, the board and a QoS 2 subscriber on the central broker, and the site broker stopped and
 /// restarted under the running agent.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct BridgeIntegrationTests {
     /// The bridge's configuration lines for a site broker that reaches `central` as `site-1`.
     static func bridge(to central: TestBroker, _ credentials: FleetCredentials) throws -> [String] {

@@ -11,7 +11,7 @@ import Testing
 /// about them. The rows that `BrokerLockdownIntegrationTests` already holds (anonymous clients,
 /// wrong passwords, another authority's certificate, another device's commands, the board's
 /// commands) stay there; docs/security.md lists every row and its test.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct BrokerAttackIntegrationTests {
     static let logger = Logger(label: "test")
 

@@ -8,7 +8,7 @@ import Testing
 /// `deploy/mosquitto/production.conf` and `deploy/mosquitto/acl`, as they are (paths and port
 /// substituted), on a real mosquitto with credentials made by `make-credentials.sh`: what a stolen
 /// tracker's credentials can and cannot do.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct BrokerLockdownIntegrationTests {
     static let logger = Logger(label: "test")
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The Python example of docs/consuming.md, run as it is against a real broker and agent, so that
 /// the page stays true.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct ConsumingIntegrationTests {
     static let example = "docs/examples/fleet-watch.py"
 

@@ -7,7 +7,7 @@ import TestSupport
 
 /// A live activity's whole lifecycle over a real broker, as an independent MQTT client
 /// (`mosquitto_sub`) sees it: the wire contract of docs/topics.md, end to end.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct ContractIntegrationTests {
     static let device = try! DeviceID("van-7")
     static let tree = TopicTree()

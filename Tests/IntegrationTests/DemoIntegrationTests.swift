@@ -10,7 +10,7 @@ import TestSupport
 /// And the board itself in tmux: `q` stops everything and says so (issue 17's finding 11: every
 /// name was the device id, PROG, ETA and ALERT were empty, the replays had no speed, the gpsd
 /// receivers' clocks were off by hours, `q` took 10 s in silence, and gpsfake's sockets stayed in /tmp).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct DemoIntegrationTests {
     /// One message as `mosquitto_sub -v` prints it: the topic, a space, the payload.
     struct Line {
@@ -37,7 +37,7 @@ struct DemoIntegrationTests {
 
     static let devices = ["gps-1", "gps-2", "van-7", "truck-2", "bike-4", "taxi-5", "ghost-9"]
 
-    @Test func theDemoRunsTheFleetAndStopsEverythingItStarted() async throws {
+    @Test(.tags(.slow)) func theDemoRunsTheFleetAndStopsEverythingItStarted() async throws {
         let bin = URL(fileURLWithPath: try builtProductPath("myeline-agent")).deletingLastPathComponent().path
         let bash = try executablePath("bash", package: "bash")
         let demo = try TestProcess(

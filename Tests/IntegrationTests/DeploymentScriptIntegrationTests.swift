@@ -5,7 +5,7 @@ import Testing
 /// The systemd units of `deploy/systemd` checked by Debian's `systemd-analyze`, and the deployment
 /// scripts by shellcheck. `systemd-analyze verify` and `security --offline=true` read unit files
 /// without a running systemd, so these run in a container too.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct SystemdUnitIntegrationTests {
     static let units = ["myeline-agent.service", "myeline-fleet-log.service"]
 
@@ -117,7 +117,7 @@ struct SystemdUnitIntegrationTests {
 
 /// `deploy/install.sh` in a private root directory (`--root`), never on this machine's system:
 /// idempotent, and `--uninstall` leaves the root exactly as it was.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct InstallScriptIntegrationTests {
     /// What a root directory holds: each path with its mode, owner and content. shadow's own
     /// backups (`etc/passwd-` and so on, rewritten by useradd and userdel) are left out.

@@ -8,7 +8,7 @@ import Testing
 /// Issue 8's fault scenarios 6 and 8, with real processes: a private mosquitto, `myeline-agent
 /// simulate` holding 200 connections, two `myeline-agent run` with the same device id, the board
 /// and an independent `mosquitto_sub`. See docs/reliability.md, "Fault scenarios".
-@Suite(.timeLimit(.minutes(6)))
+@Suite(.tags(.integration), .timeLimit(.minutes(6)))
 struct FaultFleetIntegrationTests {
     /// How many trackers scenario 6 cuts off at once.
     static let fleetSize = 200
@@ -20,7 +20,7 @@ struct FaultFleetIntegrationTests {
     /// every tracker comes back, and no one-second window holds more than 20 % of the reconnections.
     /// With prompt retries every tracker retries at least every 10 s on a phase of its own, so
     /// they come back spread over about 10 s (`ReconnectionHerdTests` has the arithmetic).
-    @Test func aBrokerRestartUnderTwoHundredTrackersSpreadsTheirReconnections() async throws {
+    @Test(.tags(.slow)) func aBrokerRestartUnderTwoHundredTrackersSpreadsTheirReconnections() async throws {
         try await TestBroker.with { broker in
             let fleet = try TestProcess(
                 name: "myeline-agent simulate", executable: try builtProductPath("myeline-agent"),
@@ -97,7 +97,7 @@ struct FaultFleetIntegrationTests {
     /// Scenario 8 on a broker locked down as deployed (`deploy/mosquitto/production.conf` and
     /// `acl`): the two agents share the account of their device id, which may read its own status,
     /// and their client id is that username (`use_username_as_clientid`).
-    @Test func twoAgentsWithTheSameDeviceIDAreReportedOnTheProductionBroker() async throws {
+    @Test(.tags(.slow)) func twoAgentsWithTheSameDeviceIDAreReportedOnTheProductionBroker() async throws {
         try await FleetCredentials.withLockedBroker { broker, credentials in
             let observer = try await AgentHarness.observer(
                 connection: try credentials.mosquittoArguments(broker, "watcher"))

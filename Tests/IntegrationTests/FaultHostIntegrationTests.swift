@@ -7,7 +7,7 @@ import Testing
 /// Issue 8's faults of the host, each with real processes (a private mosquitto, the agent, an
 /// independent `mosquitto_sub` and the board, `myeline-aggregator --follow --json`), bounded in
 /// time, checking what the board and the subscriber saw. docs/reliability.md, "Fault scenarios".
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .serialized, .timeLimit(.minutes(3)))
 struct FaultHostIntegrationTests {
     typealias Message = AgentHarness.Message
 
@@ -117,7 +117,7 @@ struct FaultHostIntegrationTests {
     /// gpsd. The agent stays connected (a 5 s keep-alive), keeps publishing, its stale dates stay
     /// the receiver's (the board shows the row active), the status flags the offset, and after the
     /// 1970 step a restarted broker is reconnected to as quickly as ever.
-    @Test func wallClockStepsKeepTheAgentConnectedAndStalenessSaneAndAreFlagged() async throws {
+    @Test(.tags(.slow)) func wallClockStepsKeepTheAgentConnectedAndStalenessSaneAndAreFlagged() async throws {
         let faketime = try await Self.libfaketime()
         let capture = try String(contentsOfFile: AgentHarness.capture, encoding: .utf8)
         try await TestBroker.with { broker in
@@ -237,7 +237,9 @@ struct FaultHostIntegrationTests {
     /// while 5,000 envelopes a second flow. Its memory stays bounded, the envelopes it missed are
     /// counted and shown (a `summary` line with `missed`, logged once), and it catches up with the
     /// latest seq.
-    @Test func aBoardStalledAt5000MessagesPerSecondStaysBoundedCountsWhatItMissedAndCatchesUp() async throws {
+    @Test(.tags(.slow)) func aBoardStalledAt5000MessagesPerSecondStaysBoundedCountsWhatItMissedAndCatchesUp()
+        async throws
+    {
         try await StallLoad.with { load in
             let board = try AggregatorIntegrationTests.aggregator(
                 load.broker, ["--follow", "--json", "--log-level", "info"])
@@ -281,7 +283,7 @@ struct FaultHostIntegrationTests {
     /// output for 10 s of load (a pipe into a stuck consumer), so its writes block. What waits in
     /// the board is one change per row, not one per message: when the output drains, each row
     /// comes once with its latest content, and memory stays bounded.
-    @Test func aBoardWhoseOutputIsBlockedFor10sWritesEachRowOnceAndStaysBounded() async throws {
+    @Test(.tags(.slow)) func aBoardWhoseOutputIsBlockedFor10sWritesEachRowOnceAndStaysBounded() async throws {
         try await StallLoad.with { load in
             try await withTemporaryDirectory { directory in
                 let output = directory + "/board.out"

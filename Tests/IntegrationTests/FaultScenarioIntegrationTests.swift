@@ -113,7 +113,7 @@ enum FaultScenario {
 }
 
 /// Scenarios 1-3: gpsd killed and restarted, gpsd silent, minutes without a fix.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct GpsdFaultScenarioTests {
     /// Scenario 1: gpsd SIGKILLed and restarted 10 s later.
     @Test func aKilledGpsdShowsAsNoLocationAndTheAgentIsBackWhenGpsdReturns() async throws {
@@ -263,7 +263,7 @@ struct GpsdFaultScenarioTests {
 }
 
 /// Scenarios 4 and 5: the broker killed during a trip; a link cut in the middle of PUBLISH packets.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct BrokerFaultScenarioTests {
     /// Scenario 4: the broker SIGKILLed during a trip and restarted 10 s later: every point once,
     /// in order. How long an outage lasts changes only the waits between attempts, which are the
@@ -275,7 +275,7 @@ struct BrokerFaultScenarioTests {
     /// broker forgets their subscriptions, and whatever the agent delivered before they were back
     /// would be delivered to no one. The proxy changes nothing else: the agent sees its connection
     /// reset by the broker's death and then refused, as without it.
-    @Test func everyPointArrivesOnceInOrderAfterTheBrokerIsKilled() async throws {
+    @Test(.tags(.slow)) func everyPointArrivesOnceInOrderAfterTheBrokerIsKilled() async throws {
         let outage = 10
         try await TestBroker.with(listener: .tcp) { broker in
             guard case .tcp(_, let brokerPort) = broker.address.transport else { return }
@@ -415,7 +415,7 @@ struct BrokerFaultScenarioTests {
 }
 
 /// Scenario 9: the board (the aggregator) SIGKILLed and restarted.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AggregatorFaultScenarioTests {
     @Test func aRestartedBoardIsCompleteAgain() async throws {
         try await AgentHarness.scenario { broker, observer, state in

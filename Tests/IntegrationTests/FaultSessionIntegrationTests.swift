@@ -12,9 +12,9 @@ import TestSupport
 /// was taken as delivered and lost, once at each restart. Now the agent's client fails the
 /// publishes left waiting when the broker kept no session (`sessionLost`) and the agent sends
 /// them again: duplicates may come (the same `seq`), gaps may not.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct FaultSessionIntegrationTests {
-    @Test func aBrokerThatForgetsItsSessionsLosesNoTrackPoint() async throws {
+    @Test(.tags(.slow)) func aBrokerThatForgetsItsSessionsLosesNoTrackPoint() async throws {
         try await TestBroker.with(listener: .tcp) { broker in
             guard case .tcp(_, let brokerPort) = broker.address.transport else { return }
             // At QoS 1: a QoS 2 subscriber gets a message only at the end of its own handshake,

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The gpsd source when gpsd dies, goes silent, or has no fix for minutes.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct GpsdRecoveryIntegrationTests {
     static let quickRetry = Backoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400), jitter: 0.4)
 

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The gpsd source against a real gpsd replaying real receiver captures (see `TestGpsd`).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct GpsdReplayIntegrationTests {
     /// The captures in Tests/LocationTests/Data/gpsd-logs.
     static let logDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -8,7 +8,7 @@ import Testing
 /// OwnTracks on, whose device ids differ only in `.` and `_`. Everything is read back through the
 /// REST API, as a user's dashboard would show it, and Home Assistant's log must hold no warning or
 /// error about the agents' messages.
-@Suite(.serialized, .timeLimit(.minutes(10)))
+@Suite(.tags(.integration), .serialized, .timeLimit(.minutes(10)))
 struct HomeAssistantIntegrationTests {
     /// A GPX track of one point with neither speed nor accuracy nor HDOP, as many GPX files are:
     /// replayed in a loop, one fix a second at the same place.

@@ -8,7 +8,7 @@ import TestSupport
 /// The intent subcommands (`myeline-agent start|stop|pause|resume|report`), the built binary,
 /// against a private broker and a responder written here in the agent's place: it subscribes to
 /// the command topic, checks the command against the schema and answers on the result topic.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct IntentCommandIntegrationTests {
     static let device = try! DeviceID("van-7")
     static let activityID = "3f2b8c1e-0d4a-4e59-9a57-2f1c7b5d9e10"

@@ -12,7 +12,7 @@ import Testing
 /// The integrations with real processes (docs/integrations.md): `myeline-agent` with the OwnTracks
 /// and Home Assistant options against a private mosquitto, watched by an independent
 /// `mosquitto_sub`; and `myeline-aggregator --owntracks` showing a phone.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .serialized, .timeLimit(.minutes(3)))
 struct InteropIntegrationTests {
     /// `mosquitto_sub` on the OwnTracks and Home Assistant topics and the agent's status,
     /// subscribed when this returns.

@@ -9,7 +9,7 @@ import Testing
 /// (docs/integrations.md): the real agent of `dev-a` with both options publishes what the board may
 /// read on its one connection, and a device's credentials reach only its own OwnTracks and Home
 /// Assistant topics.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct InteropLockdownIntegrationTests {
     /// Lines of the agent's log that say the connection to the broker was made or lost.
     static func connectionLines(_ agent: TestProcess) -> [Substring] {
@@ -22,7 +22,7 @@ struct InteropLockdownIntegrationTests {
     /// before the integrations rode on the agent's connection, their own connection (the same
     /// account, so the same client id) and the agent's took each other over about five times a
     /// second.
-    @Test func aDeviceWritesOnlyItsOwnIntegrationTopics() async throws {
+    @Test(.tags(.slow)) func aDeviceWritesOnlyItsOwnIntegrationTopics() async throws {
         try await FleetCredentials.withLockedBroker { broker, credentials in
             guard let mosquitto = broker.currentProcess else { throw TestSupportError("no broker") }
             // The board's account reads OwnTracks locations (--owntracks) and the fleet.

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The MQTT client against a real, private mosquitto.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct MQTTClientIntegrationTests {
     /// Fast retries, so that a reconnection test takes a fraction of a second, not the default 1 s.
     static let quickBackoff = ReconnectBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(400))
@@ -253,7 +253,7 @@ struct MQTTClientIntegrationTests {
     /// most the prompt interval, 10 s (with the backoff alone, the 30 s take five or six waits
     /// growing to 16, 32 and 60 s), and each is connected again within that interval of the
     /// broker's restart; the deadline adds 10 s for a loaded machine.
-    @Test func clientsWithTheAgentsSettingsAreBackWithinTenSecondsOfTheBrokersReturn() async throws {
+    @Test(.tags(.slow)) func clientsWithTheAgentsSettingsAreBackWithinTenSecondsOfTheBrokersReturn() async throws {
         try await TestBroker.with { broker in
             let records = LogRecords()
             let configurations = (1...3).map { number in

@@ -5,7 +5,7 @@ import Testing
 
 /// `myeline-agent simulate` against a real broker, seen by an independent subscriber: every message
 /// arrives, each valid against the published schemas.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct SimulateIntegrationTests {
     static let track = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("LocationTests/Data/gpx/korita-zbevnica.gpx").path
