@@ -6,6 +6,10 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error)
 ]
 
+/// The agent's modules see only what they import (no Foundation API through a module that
+/// imports Foundation), so that they stay on FoundationEssentials (issue 24).
+let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Myeline",
     platforms: [.macOS(.v15)],
@@ -41,18 +45,17 @@ let package = Package(
         // A value behind a pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not).
         .target(
             name: "Locking",
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "MQTT",
             dependencies: [
                 "AsyncSupport",
                 "CMosquitto",
-                "CThreadName",
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "LiveActivity",
@@ -70,7 +73,7 @@ let package = Package(
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "Location",
@@ -79,12 +82,12 @@ let package = Package(
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "Tracking",
             dependencies: ["LiveActivity", "Location"],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // Configuration reading shared by the executables: flags > MYELINE_* > YAML > defaults, the mqtt.* keys.
         .target(
@@ -107,7 +110,8 @@ let package = Package(
         // Small shared helpers for structured concurrency: the blocking executor, timeouts, backoff.
         .target(
             name: "AsyncSupport",
-            swiftSettings: strict
+            dependencies: ["CThreadName"],
+            swiftSettings: essentials
         ),
         // The agent's decisions as one pure state machine: events in, actions out; no I/O.
         .target(
@@ -146,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "MyelineAgent",
             dependencies: ["MyelineAgentKit"],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // The aggregator's program: its command, configuration, services, session, presenters and
         // terminal, over the pure Board; the executable target only calls its command.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One of the agent's activities as kept on disk, so a restart (even after SIGKILL or a power
 /// cut) resumes the same activity and sequence.

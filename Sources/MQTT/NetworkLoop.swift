@@ -1,7 +1,10 @@
 import AsyncSupport
-import CThreadName
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Locking
 import Logging
 import Synchronization
@@ -33,9 +36,7 @@ final class NetworkLoop: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            // Foundation keeps `Thread.name` to itself on Linux; name the thread for top, perf and /proc.
-            _ = myeline_name_current_thread("mqtt-network")
+        DedicatedThread.start(name: "mqtt-network") { [self] in
             run()
             let waiter = completion.withLock { completion -> CheckedContinuation<Void, Never>? in
                 defer { completion = .finished }
@@ -44,7 +45,6 @@ final class NetworkLoop: Sendable {
             }
             waiter?.resume()
         }
-        thread.start()
     }
 
     /// Disconnects cleanly and returns once the thread has ended.
@@ -180,7 +180,7 @@ final class NetworkLoop: Sendable {
     }
 
     private func log(_ event: MQTTConnectionEvent, retryIn delay: Duration, rule: MQTTConnectionStateMachine.WaitRule) {
-        let retry = String(format: "%.1f", delay.inSeconds)
+        let retry = "\((delay.inSeconds * 10).rounded() / 10)"
         let broker = "\(context.configuration.broker)"
         switch event {
         case .connectionFailed(let error):

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Judges the device's wall clock against its receiver: a GPS fix carries true UTC, so a system
 /// clock that disagrees with the fix times by more than ``tolerance`` (stepped by hand or by a

@@ -1,6 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LiveActivity
 import Location
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A position on the WGS 84 ellipsoid, in degrees, with great-circle distances between positions.
 public struct Coordinate: Codable, Hashable, Sendable {

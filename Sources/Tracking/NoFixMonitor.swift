@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Location
 
 /// Decides when the content loses its location: a pure state machine over location updates.

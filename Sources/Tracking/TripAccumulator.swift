@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Location
 
 /// Adds up a trip from its fixes: distance without jitter, elapsed time without pauses, and,

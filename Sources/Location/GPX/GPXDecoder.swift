@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One point of a GPX file: a track point, or a route point or waypoint in a file without tracks.
 public struct GPXPoint: Hashable, Sendable {

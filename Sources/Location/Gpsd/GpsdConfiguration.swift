@@ -1,5 +1,9 @@
 import AsyncSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How ``GpsdSource`` reaches gpsd and what it does when gpsd goes away.
 public struct GpsdConfiguration: Hashable, Sendable {
@@ -83,7 +87,7 @@ public struct GpsdConfiguration: Hashable, Sendable {
     /// The `?WATCH` command that starts the JSON stream, for one device if one is set.
     var watchCommand: String {
         guard let device else { return "?WATCH={\"enable\":true,\"json\":true};\n" }
-        let escaped = device.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let escaped = device.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         return "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(escaped)\"};\n"
     }
 }

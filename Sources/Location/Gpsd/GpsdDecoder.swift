@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// Decodes gpsd's JSON lines, as read from gpsd or from a `gpspipe -w` capture, into one update per

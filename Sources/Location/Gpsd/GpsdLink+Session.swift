@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
+import AsyncSupport
 
 extension GpsdLink {
     /// The state the link's thread keeps: connection machine, decoder, gate, counters, and the

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import AsyncSupport
 import Logging
 import Synchronization
 
@@ -49,9 +54,7 @@ final class GpsdLink: Sendable {
 
     /// Starts the thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "myeline-gpsd"
-        thread.start()
+        DedicatedThread.start(name: "myeline-gpsd") { [self] in run() }
     }
 
     /// Asks the thread to stop; returns at once.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The gpsd JSON messages the client uses, decoded; every field but the class may be absent.
 enum GpsdMessage: Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decides which fixes a source passes on: a pure state machine, configurable, counting what it
 /// drops and why.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One update from a location source: the receiver's state at one epoch, with or without a fix.
 ///

@@ -1,4 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Fills in the speed and course of fixes whose source did not report them (a GPX track without
 /// `<speed>`, a receiver that sends GGA but no RMC or VTG), from the positions of consecutive

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Joins the NMEA sentences of one epoch (one time of day) into one update: a pure state machine.
 ///

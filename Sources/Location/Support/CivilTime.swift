@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Calendar arithmetic in UTC without Foundation's calendars (which are slow and locale-bound).
 enum CivilTime {

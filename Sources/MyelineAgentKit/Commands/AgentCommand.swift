@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LiveActivity
 import MyelineConfiguration
 
@@ -41,7 +45,7 @@ public struct AgentCommand: AsyncParsableCommand {
             exit()
         } catch {
             guard let failure = failure(for: error) else { exit(withError: error) }
-            FileHandle.standardError.write(Data("myeline-agent: \(failure.message)\n".utf8))
+            StandardStream.error.write("myeline-agent: \(failure.message)\n")
             exit(withError: ExitCode(failure.kind.exitStatus))
         }
     }

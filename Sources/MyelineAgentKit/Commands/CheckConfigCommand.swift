@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `myeline-agent check-config`: validates the configuration and prints it, secrets masked.
 struct CheckConfigCommand: AsyncParsableCommand {

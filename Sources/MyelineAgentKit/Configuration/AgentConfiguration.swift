@@ -1,10 +1,20 @@
 import AgentCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LiveActivity
 import Location
 import Logging
 import MQTT
 import MyelineConfiguration
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Everything `myeline-agent` is configured with: a plain value with a default for every setting but
 /// the device id.

@@ -1,6 +1,10 @@
 import ArgumentParser
 import AsyncSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LiveActivity
 import Logging
 import MQTT

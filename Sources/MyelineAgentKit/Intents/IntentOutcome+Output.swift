@@ -1,5 +1,9 @@
 import MyelineConfiguration
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LiveActivity
 import MQTT
 

@@ -1,7 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import LiveActivity
 import Location
 import Tracking
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A fleet of simulated trackers driving along real tracks: the model of `myeline-agent simulate`.
 ///
