@@ -6,9 +6,14 @@ let strict: [SwiftSetting] = [
     .treatAllWarnings(as: .error)
 ]
 
+/// The agent's modules see only what they import (no Foundation API through a module that
+/// imports Foundation), so that they stay on FoundationEssentials (issue 24).
+let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportVisibility")]
+
+// Linux only (built and tested on Debian 12): the sources import Glibc and call Linux interfaces
+// (prctl, /proc, tmpfs), so no Apple platform is declared.
 let package = Package(
     name: "Myeline",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "myeline-agent", targets: ["MyelineAgent"]),
         .executable(name: "myeline-aggregator", targets: ["MyelineAggregator"]),
@@ -43,18 +48,17 @@ let package = Package(
         // A value behind a pthread lock, which ThreadSanitizer sees (Synchronization.Mutex it does not).
         .target(
             name: "Locking",
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "MQTT",
             dependencies: [
                 "AsyncSupport",
                 "CMosquitto",
-                "CThreadName",
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "LiveActivity",
@@ -72,7 +76,7 @@ let package = Package(
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "Location",
@@ -81,12 +85,12 @@ let package = Package(
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "Tracking",
             dependencies: ["LiveActivity", "Location"],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // Configuration reading shared by the executables: flags > MYELINE_* > YAML > defaults, the mqtt.* keys.
         .target(
@@ -110,8 +114,8 @@ let package = Package(
         // the heap policy.
         .target(
             name: "AsyncSupport",
-            dependencies: ["CMallocTuning"],
-            swiftSettings: strict
+            dependencies: ["CMallocTuning", "CThreadName"],
+            swiftSettings: essentials
         ),
         // The agent's decisions as one pure state machine: events in, actions out; no I/O.
         .target(
@@ -150,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "MyelineAgent",
             dependencies: ["MyelineAgentKit"],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // The aggregator's program: its command, configuration, services, session, presenters and
         // terminal, over the pure Board; the executable target only calls its command.

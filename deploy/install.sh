@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs Myeline on a tracker (or on the machine next to the broker): the binaries, the example
 # configuration, the systemd units, the user "myeline" and the state directory; prints what to do
-# next. Run it again at any time: it changes only what differs. --uninstall removes exactly what
-# the installs made (recorded in a manifest) and nothing else. See docs/raspberry-pi.md.
+# next. The binaries are installed stripped of their debugging symbols. Run it again at any time:
+# it changes only what differs. --uninstall removes exactly what the installs made (recorded in a
+# manifest) and nothing else. See docs/raspberry-pi.md.
 #
 #   swift build -c release --static-swift-stdlib
 #   sudo deploy/install.sh                 # install or update
@@ -122,6 +123,24 @@ install_file() { # SOURCE PATH MODE
     remember "file $2 $(sha256sum < "$target" | cut -d' ' -f1)"
 }
 
+# The executables are installed stripped (strip --strip-all, from binutils, which Swift's
+# toolchain needs): their symbols serve a debugger on the build machine, not the tracker, and are a
+# third of the agent (99.3 MB built, 66.5 MB stripped: docs/raspberry-pi.md, "Size and memory").
+# A file that is not ELF (a wrapper script) is installed as it is.
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
+install_binary() { # SOURCE PATH
+    if ! is_elf "$1"; then
+        install_file "$1" "$2" 0755
+        return
+    fi
+    local stripped
+    stripped="$staging/$(basename "$2")"
+    strip --strip-all -o "$stripped" "$1"
+    install_file "$stripped" "$2" 0755
+    rm -f "$stripped"
+}
+
 # An example configuration is installed once; after that it is the operator's, never overwritten.
 install_config() { # SOURCE PATH
     if [ -e "$root$2" ]; then
@@ -208,6 +227,9 @@ fi
 # Check everything before changing anything.
 for binary in myeline-agent myeline-aggregator; do
     [ -x "$from/$binary" ] || fail "$from/$binary is not built: swift build -c release --static-swift-stdlib (or --from DIR)"
+    if is_elf "$from/$binary" && ! command -v strip > /dev/null; then
+        fail "strip is not installed: apt-get install binutils (the binaries are installed without their debugging symbols)"
+    fi
 done
 if $require_gpsd && [ ! -x "$root/usr/sbin/gpsd" ] && [ ! -x "$root/usr/bin/gpsd" ]; then
     fail "gpsd is not installed: apt-get install gpsd gpsd-clients (see docs/raspberry-pi.md), or pass --no-gpsd"
@@ -241,16 +263,16 @@ make_directory "$state_dir" 0755
 chown "$user_id:$group_id" "$root$state_dir"
 chmod 0700 "$root$state_dir"
 
+staging="$(mktemp -d)"
+trap 'rm -rf "$staging"' EXIT
 for binary in myeline-agent myeline-aggregator; do
-    install_file "$from/$binary" "$bin_dir/$binary" 0755
+    install_binary "$from/$binary" "$bin_dir/$binary"
 done
 for document in raspberry-pi.md security.md configuration.md broker-connection.md agent.md aggregator.md topics.md; do
     install_file "$repository/docs/$document" "$doc_dir/$document" 0644
 done
 install_config "$repository/config/agent.example.yaml" "$config_dir/agent.yaml"
 
-staging="$(mktemp -d)"
-trap 'rm -rf "$staging"' EXIT
 units=(myeline-agent.service)
 if $with_fleet_log; then
     units+=(myeline-fleet-log.service)

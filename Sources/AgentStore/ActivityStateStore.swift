@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Keeps the agent's current activity in one file of the state directory, replaced atomically.
@@ -75,7 +75,7 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
         bytes.appendLittleEndian(UInt32(body.count))
         bytes.appendLittleEndian(CRC32.checksum(body))
         bytes.append(contentsOf: body)
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FileIO.parentDirectory(of: path)
         if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
         try FileIO.writeAtomically(bytes, to: path, syncing: durable)
     }
@@ -87,7 +87,7 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
     public func remove(durable: Bool = true) throws(AgentStoreError) {
         guard FileIO.exists(path) else { return }
         try FileIO.removeFile(path)
-        if durable { try FileIO.syncDirectory((path as NSString).deletingLastPathComponent) }
+        if durable { try FileIO.syncDirectory(FileIO.parentDirectory(of: path)) }
     }
 
     /// The extension of the files ``loadAll(directory:logger:)`` reads.

@@ -1,10 +1,6 @@
-import Foundation
+import FoundationEssentials
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The blocking POSIX file operations the stores need, each mapped to an `AgentStoreError` that
 /// names the file. Every function blocks the calling thread.
@@ -60,7 +56,7 @@ enum FileIO {
         }
         closeFile(fd)
         try renameFile(temporary, to: path)
-        if syncing { try syncDirectory((path as NSString).deletingLastPathComponent) }
+        if syncing { try syncDirectory(parentDirectory(of: path)) }
     }
 
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
@@ -163,8 +159,16 @@ enum FileIO {
             destination = "\(path).corrupt-\(stamp)-\(counter)"
         }
         try renameFile(path, to: destination)
-        try syncDirectory((path as NSString).deletingLastPathComponent)
+        try syncDirectory(parentDirectory(of: path))
         return destination
+    }
+
+    /// The directory that holds `path`: what precedes its last `/` ("." for a bare name, "/" for
+    /// a name in the root), the directory to sync after a rename.
+    static func parentDirectory(of path: String) -> String {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     private static func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) -> T {

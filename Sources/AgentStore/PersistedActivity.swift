@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One of the agent's activities as kept on disk, so a restart (even after SIGKILL or a power
 /// cut) resumes the same activity and sequence.

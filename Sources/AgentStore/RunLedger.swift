@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Beside a journal: whether the last run stopped cleanly, and how many power losses the state
 /// directory has seen, so that a loss the durability bound allows is said, not silent.
@@ -21,8 +21,9 @@ public struct RunLedger: Sendable {
 
     /// The power losses counted so far (0 when none, or when the file cannot be read).
     public var powerLosses: UInt64 {
-        (try? String(contentsOfFile: countPath, encoding: .utf8)).flatMap {
-            UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        (try? String(contentsOfFile: countPath, encoding: .utf8)).flatMap { text in
+            let fields = text.split(whereSeparator: \.isWhitespace)
+            return fields.count == 1 ? UInt64(fields[0]) : nil
         } ?? 0
     }
 

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A value behind a lock: `Synchronization.Mutex`'s interface over a `pthread_mutex_t`.
 ///

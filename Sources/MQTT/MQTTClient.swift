@@ -1,5 +1,6 @@
 import AsyncSupport
 import Logging
+import Synchronization
 
 /// An MQTT client on libmosquitto, with async publish and subscribe and automatic reconnection.
 ///

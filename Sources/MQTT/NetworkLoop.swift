@@ -1,7 +1,6 @@
 import AsyncSupport
-import CThreadName
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Locking
 import Logging
 import Synchronization
@@ -23,9 +22,14 @@ final class NetworkLoop: Sendable {
         case finished
     }
 
-    /// How long one round of libmosquitto's loop may wait for traffic; libmosquitto wakes earlier
-    /// for outgoing packets, so this only bounds how late keep-alive checks and a stop are seen.
-    private static let loopTimeoutMilliseconds: Int32 = 1000
+    /// How long one round of libmosquitto's loop may wait for traffic: a third of the keep-alive,
+    /// 1 to 10 s. libmosquitto wakes the loop at once for an outgoing packet (a publish, the
+    /// DISCONNECT of a stop) and for an incoming one, so the bound only decides how late a
+    /// keep-alive ping can be: at most a third of the keep-alive, well inside the broker's 1.5
+    /// keep-alives. It was 1 s: a wake-up a second on a tracker with nothing to send (issue 24).
+    static func loopTimeoutMilliseconds(keepAlive: Duration) -> Int32 {
+        Int32(min(max((keepAlive.inSeconds / 3 * 1000).rounded(), 1000), 10_000))
+    }
 
     init(handle: MosquittoHandle, context: ClientContext) {
         self.handle = handle
@@ -33,9 +37,7 @@ final class NetworkLoop: Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            // Foundation keeps `Thread.name` to itself on Linux; name the thread for top, perf and /proc.
-            _ = myeline_name_current_thread("mqtt-network")
+        DedicatedThread.start(name: "mqtt-network") { [self] in
             run()
             let waiter = completion.withLock { completion -> CheckedContinuation<Void, Never>? in
                 defer { completion = .finished }
@@ -44,7 +46,6 @@ final class NetworkLoop: Sendable {
             }
             waiter?.resume()
         }
-        thread.start()
     }
 
     /// Disconnects cleanly and returns once the thread has ended.
@@ -157,7 +158,8 @@ final class NetworkLoop: Sendable {
         /// Runs libmosquitto's loop until the connection is complete, ends, or the client stops.
         private mutating func pump() -> MQTTConnectionStateMachine.Action {
             while true {
-                let status = handle.loop(timeoutMilliseconds: NetworkLoop.loopTimeoutMilliseconds)
+                let status = handle.loop(
+                    timeoutMilliseconds: NetworkLoop.loopTimeoutMilliseconds(keepAlive: configuration.keepAlive))
                 if loop.stopping { return machine.shutdownRequested() }
                 guard status.isSuccess else {
                     handle.close()
@@ -180,7 +182,7 @@ final class NetworkLoop: Sendable {
     }
 
     private func log(_ event: MQTTConnectionEvent, retryIn delay: Duration, rule: MQTTConnectionStateMachine.WaitRule) {
-        let retry = String(format: "%.1f", delay.inSeconds)
+        let retry = "\((delay.inSeconds * 10).rounded() / 10)"
         let broker = "\(context.configuration.broker)"
         switch event {
         case .connectionFailed(let error):

@@ -1,8 +1,6 @@
 import MQTT
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The broker connection settings (the `mqtt.*` keys) every Myeline executable reads; the password
 /// itself is never held here, only where to read it from.

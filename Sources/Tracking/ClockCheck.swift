@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Judges the device's wall clock against its receiver: a GPS fix carries true UTC, so a system
 /// clock that disagrees with the fix times by more than ``tolerance`` (stepped by hand or by a

@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Location
+
+import Glibc
 
 /// A position on the WGS 84 ellipsoid, in degrees, with great-circle distances between positions.
 public struct Coordinate: Codable, Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Location
 
 /// Decides when the content loses its location: a pure state machine over location updates.

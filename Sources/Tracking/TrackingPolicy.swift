@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The numbers that drive a ``Tracker``: update budget, stale date, no-fix grace, jitter, speed
 /// and alerts. A plain value with defaults; the agent fills it from its configuration

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Location
 
 /// Adds up a trip from its fixes: distance without jitter, elapsed time without pauses, and,

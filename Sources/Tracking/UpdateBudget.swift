@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decides whether a content update is published or skipped: the iOS "frequent updates" budget.
 /// A pure state machine: ``decide(position:change:now:)`` takes the content's position, what

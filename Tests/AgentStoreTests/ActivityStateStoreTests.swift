@@ -3,6 +3,19 @@ import Testing
 
 @testable import AgentStore
 
+@Suite("FileIO.parentDirectory")
+struct ParentDirectoryTests {
+    /// The directory synced after a rename into it: as NSString's deletingLastPathComponent for
+    /// the paths the store uses, and "." (the working directory) for a bare name.
+    @Test(arguments: [
+        ("/var/lib/myeline/activity-a1.json", "/var/lib/myeline"), ("/var/lib/myeline/", "/var/lib"), ("/state", "/"),
+        ("state/outbox", "state"), ("outbox", "."), ("/", "/"),
+    ])
+    func isWhatPrecedesTheLastSlash(path: String, expected: String) {
+        #expect(FileIO.parentDirectory(of: path) == expected)
+    }
+}
+
 @Suite("ActivityStateStore")
 struct ActivityStateStoreTests {
     struct Attributes: Codable, Hashable, Sendable {

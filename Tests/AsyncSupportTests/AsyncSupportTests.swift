@@ -1,4 +1,5 @@
 import AsyncSupport
+import Foundation
 import Locking
 import Testing
 
@@ -66,5 +67,30 @@ struct TimeoutTests {
         task.cancel()
         // The operation saw the cancellation and returned its value.
         #expect(await task.value == true)
+    }
+}
+
+@Suite("DedicatedThread")
+struct DedicatedThreadTests {
+    /// The calling thread's id and kernel name, from /proc/thread-self (Linux).
+    static func currentThread() -> (id: String, name: String) {
+        let id = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return (id, name.trimmingCharacters(in: .newlines))
+    }
+
+    /// The body runs on a thread of its own, not the caller's, which the kernel knows by the name
+    /// given cut to 15 bytes, as `top -H` and /proc show it.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/thread-self/comm")))
+    func runsTheBodyOnANewThreadNamedForTheKernel() async {
+        let caller = Self.currentThread()
+        let thread = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(id: String, name: String), Never>) in
+            DedicatedThread.start(name: "test-dedicated-thread-name") {
+                continuation.resume(returning: Self.currentThread())
+            }
+        }
+        #expect(thread.name == "test-dedicated-")
+        #expect(!thread.id.isEmpty && thread.id != caller.id)
     }
 }

@@ -229,6 +229,33 @@ struct InstallScriptIntegrationTests {
         }
     }
 
+    /// A real executable is installed without its symbols (a third of the agent's size), still
+    /// runs, and a second install finds it unchanged; a script stand-in is copied as it is.
+    @Test func theAgentIsInstalledStrippedAndRuns() async throws {
+        try await withTemporaryDirectory { directory in
+            let root = "\(directory)/root"
+            try Self.makeRoot(root, gpsd: true)
+            let from = try Self.makeBinaries(directory)
+            let built = try builtProductPath("myeline-agent")
+            try FileManager.default.removeItem(atPath: "\(from)/myeline-agent")
+            try FileManager.default.copyItem(atPath: built, toPath: "\(from)/myeline-agent")
+            let first = try await Self.install(["--root", root, "--from", from])
+            #expect(first.status == 0, "\(first.output)")
+            let installed = "\(root)/usr/local/bin/myeline-agent"
+            let readelf = try executablePath("readelf", package: "binutils")
+            #expect(try await runProgram(readelf, ["-S", "--wide", built]).contains(".symtab"))
+            #expect(!(try await runProgram(readelf, ["-S", "--wide", installed]).contains(".symtab")))
+            let size = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 }
+            #expect(try size(installed) < size(built))
+            #expect(try await runProgram(installed, ["--version"]) == (try await runProgram(built, ["--version"])))
+            #expect(
+                try String(contentsOfFile: "\(root)/usr/local/bin/myeline-aggregator", encoding: .utf8)
+                    == "#!/bin/sh\necho myeline-aggregator\n")
+            let second = try await Self.install(["--root", root, "--from", from])
+            #expect(second.status == 0 && !second.output.contains("installed /"), "\(second.output)")
+        }
+    }
+
     @Test func uninstallKeepsAConfigurationTheOperatorEdited() async throws {
         try await withTemporaryDirectory { directory in
             let root = "\(directory)/root"

@@ -208,6 +208,29 @@ import Testing
         #expect(machine.timerFired(now: 7, random: 0.5) == .connect)
     }
 
+    /// A draw is a getrandom(2) call: lines and probes of a live connection draw none, only
+    /// giving the connection up does (one draw, for the retry's jitter).
+    @Test func theRetryJitterIsDrawnOnlyWhenTheConnectionIsGivenUp() {
+        var draws = 0
+        func draw() -> Double {
+            draws += 1
+            return 0.5
+        }
+        var machine = Self.machine()
+        _ = machine.start()
+        _ = machine.connected(now: 0)
+        _ = machine.received(.version(GpsdVersion(protocolMajor: 3)), now: 0, random: draw())
+        for second in 1...10 {
+            machine.dataReceived(now: Double(second))
+            #expect(machine.received(.ignored, now: Double(second), random: draw()) == nil)
+            #expect(machine.timerFired(now: Double(second), random: draw()) == nil)
+        }
+        #expect(machine.timerFired(now: 12.5, random: draw()) == .send("?VERSION;\n"))
+        #expect(draws == 0)
+        #expect(machine.timerFired(now: 15, random: draw()) == .disconnect(.silent, retryAt: 16))
+        #expect(draws == 1)
+    }
+
     @Test func aGreetingThatNeverComesIsSilence() {
         var machine = Self.machine()
         _ = machine.start()

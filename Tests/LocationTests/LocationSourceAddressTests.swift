@@ -16,6 +16,14 @@ import Testing
         ("/var/lib/myeline/trip.nmea", .file(path: "/var/lib/myeline/trip.nmea")),
         ("trip.gpx", .file(path: "trip.gpx")),
         ("file:///tmp/ride%201.gpx", .file(path: "/tmp/ride 1.gpx")),
+        ("  \t/tmp/padded.nmea \t", .file(path: "/tmp/padded.nmea")),
+        ("file:///tmp/%E2%82%ACuro%2fx.gpx", .file(path: "/tmp/€uro/x.gpx")),
+        ("file:///tmp/100%25.gpx", .file(path: "/tmp/100%.gpx")),
+        ("file:///tmp/bad%zz.gpx", .file(path: "/tmp/bad%zz.gpx")),
+        (
+            "gpsd://localhost/dev/serial/by-id/usb%20GPS",
+            .gpsd(host: "localhost", port: 2947, device: "/dev/serial/by-id/usb GPS")
+        ),
     ])
     func parses(text: String, expected: LocationSourceAddress) throws {
         #expect(try LocationSourceAddress(parsing: text) == expected)
@@ -39,6 +47,17 @@ import Testing
                 && (text.isEmpty || error.message.contains("gpsd://HOST[:PORT][/DEVICE]")
                     || error.message.contains(text))
         }
+    }
+
+    /// As Foundation's `removingPercentEncoding` did: a malformed escape, a cut one or bytes that
+    /// are not UTF-8 give nil (and the address keeps the text as written).
+    @Test(
+        arguments: [
+            ("a%20b", "a b"), ("%e2%82%ac", "€"), ("plain", "plain"), ("", ""), ("%zz", nil), ("%2", nil), ("%", nil),
+            ("%ff", nil), ("%C3", nil),
+        ] as [(String, String?)])
+    func decodesPercentEscapes(text: String, expected: String?) {
+        #expect(LocationSourceAddress.percentDecoded(text) == expected)
     }
 
     @Test func describesItselfInTheFormItParses() throws {

@@ -50,3 +50,17 @@ import Testing
         }
     }
 }
+
+/// How long the network thread's loop may wait for traffic: long enough that a tracker with
+/// nothing to send sleeps, short enough that a keep-alive ping is never later than a third of
+/// the keep-alive (the broker waits 1.5 keep-alives). A stop or a publish wakes the loop at once
+/// whatever the bound: `MQTTClientIntegrationTests` and the agent's shutdown tests cover that.
+@Suite struct NetworkLoopBoundTests {
+    @Test(arguments: [
+        (Duration.seconds(30), Int32(10_000)), (.seconds(15), 5_000), (.seconds(5), 1_667), (.seconds(2), 1_000),
+        (.seconds(65_535), 10_000),
+    ])
+    func isAThirdOfTheKeepAliveWithinOneToTenSeconds(keepAlive: Duration, milliseconds: Int32) {
+        #expect(NetworkLoop.loopTimeoutMilliseconds(keepAlive: keepAlive) == milliseconds)
+    }
+}

@@ -83,7 +83,7 @@ struct FleetSimulationTests {
         let missing = #expect(throws: ValidationError.self) {
             try SimulateCommand.load("/nonexistent/drive.gpx")
         }
-        #expect(missing?.message.hasPrefix("--track: cannot read /nonexistent/drive.gpx") == true)
+        #expect(missing?.message.hasPrefix("--track: cannot read location file '/nonexistent/drive.gpx'") == true)
         let error = #expect(throws: SimulationError.self) {
             try FleetSimulation(
                 device: DeviceID("sim"), count: 1, tracks: [[]], topics: TopicTree(prefix: .default), staleAfter: 60,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One point of a GPX file: a track point, or a route point or waypoint in a file without tracks.
 public struct GPXPoint: Hashable, Sendable {

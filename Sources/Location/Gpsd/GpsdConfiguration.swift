@@ -1,5 +1,5 @@
 import AsyncSupport
-import Foundation
+import FoundationEssentials
 
 /// How ``GpsdSource`` reaches gpsd and what it does when gpsd goes away.
 public struct GpsdConfiguration: Hashable, Sendable {
@@ -83,7 +83,7 @@ public struct GpsdConfiguration: Hashable, Sendable {
     /// The `?WATCH` command that starts the JSON stream, for one device if one is set.
     var watchCommand: String {
         guard let device else { return "?WATCH={\"enable\":true,\"json\":true};\n" }
-        let escaped = device.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let escaped = device.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         return "?WATCH={\"enable\":true,\"json\":true,\"device\":\"\(escaped)\"};\n"
     }
 }

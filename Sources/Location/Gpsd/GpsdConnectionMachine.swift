@@ -101,8 +101,12 @@ struct GpsdConnectionMachine {
         }
     }
 
-    /// A line was decoded: checks that the first message is a VERSION of protocol 3.
-    mutating func received(_ outcome: GpsdDecoder.LineOutcome, now: Double, random: Double) -> Action? {
+    /// A line was decoded: checks that the first message is a VERSION of protocol 3. `random` (the
+    /// jitter of a retry) is drawn only when the connection is given up: a draw is a getrandom(2)
+    /// call, and a line arrives several times a second.
+    mutating func received(
+        _ outcome: GpsdDecoder.LineOutcome, now: Double, random: @autoclosure () -> Double
+    ) -> Action? {
         guard case .awaitingVersion = state else { return nil }
         switch outcome {
         case .version(let version) where version.protocolMajor == 3:
@@ -112,7 +116,7 @@ struct GpsdConnectionMachine {
         case .ignored:
             return nil
         case .version, .message, .rejected:
-            return disconnect(.notGpsd, now: now, random: random)
+            return disconnect(.notGpsd, now: now, random: random())
         }
     }
 
@@ -121,14 +125,15 @@ struct GpsdConnectionMachine {
         disconnect(.closed, now: now, random: random)
     }
 
-    /// The deadline passed: probe a quiet connection, give up a silent one, or retry.
-    mutating func timerFired(now: Double, random: Double) -> Action? {
+    /// The deadline passed: probe a quiet connection, give up a silent one, or retry. `random` is
+    /// drawn only when the connection is given up, as in ``received(_:now:random:)``.
+    mutating func timerFired(now: Double, random: @autoclosure () -> Double) -> Action? {
         guard let deadline, now >= deadline else { return nil }
         switch state {
         case .awaitingVersion:
-            return disconnect(.silent, now: now, random: random)
+            return disconnect(.silent, now: now, random: random())
         case .watching(let lastData, let probed):
-            if probed { return disconnect(.silent, now: now, random: random) }
+            if probed { return disconnect(.silent, now: now, random: random()) }
             state = .watching(lastData: lastData, probed: true)
             // A live gpsd answers at once; a half-open connection does not.
             return .send("?VERSION;\n")

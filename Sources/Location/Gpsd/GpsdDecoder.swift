@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Decodes gpsd's JSON lines, as read from gpsd or from a `gpspipe -w` capture, into one update per

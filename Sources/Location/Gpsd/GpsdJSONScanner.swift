@@ -104,7 +104,7 @@ struct GpsdJSONScanner {
             case UInt8(ascii: "u"):
                 var scalar: UInt32 = 0
                 var digits = 0
-                while digits < 4, index < raw.count, let value = Self.hex(raw[index]) {
+                while digits < 4, index < raw.count, let value = DecimalParsing.hexDigit(raw[index]) {
                     scalar = scalar << 4 | UInt32(value)
                     digits += 1
                     index += 1
@@ -114,15 +114,6 @@ struct GpsdJSONScanner {
             }
         }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hex(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private func skipSpace(_ start: Int, _ end: Int) -> Int {

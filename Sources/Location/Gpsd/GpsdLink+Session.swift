@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Logging
+import AsyncSupport
 
 extension GpsdLink {
     /// The state the link's thread keeps: connection machine, decoder, gate, counters, and the

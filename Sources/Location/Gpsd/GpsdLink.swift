@@ -1,12 +1,9 @@
-import Foundation
+import FoundationEssentials
+import AsyncSupport
 import Logging
 import Synchronization
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The I/O shell of one ``GpsdSource`` iteration: a thread of its own that connects to gpsd, reads
 /// its lines with non-blocking sockets and `poll`, and performs what ``GpsdConnectionMachine`` and
@@ -49,9 +46,7 @@ final class GpsdLink: Sendable {
 
     /// Starts the thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "myeline-gpsd"
-        thread.start()
+        DedicatedThread.start(name: "myeline-gpsd") { [self] in run() }
     }
 
     /// Asks the thread to stop; returns at once.

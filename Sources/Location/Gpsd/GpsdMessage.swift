@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The gpsd JSON messages the client uses, decoded; every field but the class may be absent.
 enum GpsdMessage: Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Live locations from gpsd, over its JSON protocol on TCP (not libgps).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Decides which fixes a source passes on: a pure state machine, configurable, counting what it
 /// drops and why.

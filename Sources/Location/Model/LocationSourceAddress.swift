@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Where locations come from, as a command line or configuration file gives it: a gpsd URL
@@ -16,11 +16,11 @@ public enum LocationSourceAddress: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``LocationError`` with code `.invalidSource`, quoting the value and saying what would be valid.
     public init(parsing text: String) throws(LocationError) {
-        let value = text.trimmingCharacters(in: .whitespaces)
+        let value = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         let usage =
             "use gpsd://HOST[:PORT][/DEVICE] (for example gpsd://localhost) or the path of an NMEA, GPX or gpspipe file"
         guard !value.isEmpty else { throw LocationError(.invalidSource, "empty location source: \(usage)") }
-        guard let schemeEnd = value.range(of: "://") else {
+        guard let schemeEnd = value.firstRange(of: "://") else {
             self = .file(path: value)
             return
         }
@@ -33,12 +33,32 @@ public enum LocationSourceAddress: Hashable, Sendable, CustomStringConvertible {
                     .invalidSource,
                     "invalid location source '\(text)': a file URL needs an absolute path, as in file:///var/trip.nmea")
             }
-            self = .file(path: rest.removingPercentEncoding ?? rest)
+            self = .file(path: Self.percentDecoded(rest) ?? rest)
         case "gpsd":
             self = try Self.parseGpsd(rest, original: text, usage: usage)
         default:
             throw LocationError(.invalidSource, "unsupported location source scheme '\(scheme)' in '\(text)': \(usage)")
         }
+    }
+
+    /// `text` with its `%XX` escapes decoded, or nil if an escape is malformed or the bytes are
+    /// not UTF-8 (as Foundation's `removingPercentEncoding`, which FoundationEssentials lacks).
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(DecimalParsing.hexDigit),
+                let low = iterator.next().flatMap(DecimalParsing.hexDigit)
+            else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func parseGpsd(_ rest: String, original: String, usage: String) throws(LocationError) -> Self {
@@ -47,7 +67,7 @@ public enum LocationSourceAddress: Hashable, Sendable, CustomStringConvertible {
         if let slash = rest.firstIndex(of: "/") {
             authority = rest[..<slash]
             let path = String(rest[slash...])
-            device = path == "/" ? nil : (path.removingPercentEncoding ?? path)
+            device = path == "/" ? nil : (Self.percentDecoded(path) ?? path)
         }
         var host: Substring
         var portText: Substring? = nil

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One update from a location source: the receiver's state at one epoch, with or without a fix.
 ///

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+
+import Glibc
 
 /// Fills in the speed and course of fixes whose source did not report them (a GPX track without
 /// `<speed>`, a receiver that sends GGA but no RMC or VTG), from the positions of consecutive

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Decodes an NMEA 0183 stream, line by line, into one update per epoch.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Joins the NMEA sentences of one epoch (one time of day) into one update: a pure state machine.
 ///

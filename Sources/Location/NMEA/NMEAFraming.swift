@@ -72,7 +72,8 @@ enum NMEAFraming {
         }
         guard let star, star + 3 <= range.upperBound else { return .rejected(.truncated) }
         guard range.count <= maximumLength else { return .rejected(.tooLong) }
-        guard let high = hexValue(line[star + 1]), let low = hexValue(line[star + 2]) else {
+        guard let high = DecimalParsing.hexDigit(line[star + 1]), let low = DecimalParsing.hexDigit(line[star + 2])
+        else {
             return .rejected(.truncated)
         }
         // Anything after the two hex digits other than white space means a damaged line.
@@ -81,12 +82,4 @@ enum NMEAFraming {
         return .sentence(payload: (range.lowerBound + 1)..<star)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
-    }
 }

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Logging
+import AsyncSupport
 
 /// Replays a recorded file as a location source: NMEA 0183, GPX, or a `gpspipe -w` capture of
 /// gpsd JSON, detected from the content (``FileFormat/detect(_:fileName:)``).
@@ -213,7 +214,7 @@ private final class FileReplay: UpdateProducer {
     private func load(isolation actor: isolated (any Actor)?) async throws(LocationError) {
         let reader = try FileReader.open(path)
         let first = try await reader.read()
-        let fileName = (path as NSString).lastPathComponent
+        let fileName = String(path.split(separator: "/").last ?? "")
         guard let detected = options.format ?? FileFormat.detect(first, fileName: fileName) else {
             throw LocationError(
                 .unknownFormat,

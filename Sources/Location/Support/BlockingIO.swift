@@ -1,5 +1,6 @@
 import AsyncSupport
-import Foundation
+
+import Glibc
 
 /// The location sources' file reads: blocking calls, run off Swift's cooperative pool, one at a
 /// time (a replay reads its file in order).
@@ -12,35 +13,36 @@ final class FileReader: Sendable {
 
     /// The file.
     let path: String
-    private let handle: FileHandle
+    private let descriptor: Int32
 
-    private init(path: String, handle: FileHandle) {
+    private init(path: String, descriptor: Int32) {
         self.path = path
-        self.handle = handle
+        self.descriptor = descriptor
     }
 
     deinit {
-        try? handle.close()
+        close(descriptor)
     }
 
     /// Opens a file for reading.
     ///
     /// - Throws: ``LocationError`` with code `.fileUnreadable`, naming the file and the reason.
     static func open(_ path: String) throws(LocationError) -> FileReader {
-        do {
-            return FileReader(path: path, handle: try FileHandle(forReadingFrom: URL(fileURLWithPath: path)))
-        } catch {
-            throw unreadable(path, error)
-        }
+        let descriptor = retryingInterrupts { openForReading(path) }
+        guard descriptor >= 0 else { throw unreadable(path, errno) }
+        return FileReader(path: path, descriptor: descriptor)
     }
 
     /// Reads the next chunk, blocking; empty at the end of the file.
     func readBlocking() throws(LocationError) -> [UInt8] {
-        do {
-            return Array(try handle.read(upToCount: Self.chunkSize) ?? Data())
-        } catch {
-            throw Self.unreadable(path, error)
+        var failure: Int32 = 0
+        let chunk = [UInt8](unsafeUninitializedCapacity: Self.chunkSize) { buffer, count in
+            let read = retryingInterrupts { readBytes(descriptor, buffer.baseAddress, Self.chunkSize) }
+            if read < 0 { failure = errno }
+            count = max(0, read)
         }
+        if failure != 0 { throw Self.unreadable(path, failure) }
+        return chunk
     }
 
     /// Reads the next chunk off the cooperative pool; empty at the end of the file.
@@ -48,8 +50,39 @@ final class FileReader: Sendable {
         try await fileReads.run { [self] () throws(LocationError) in try readBlocking() }
     }
 
-    private static func unreadable(_ path: String, _ error: any Error) -> LocationError {
-        let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-        return LocationError(.fileUnreadable, "cannot read location file '\(path)': \(reason)")
+    private static func unreadable(_ path: String, _ code: Int32) -> LocationError {
+        LocationError(.fileUnreadable, "cannot read location file '\(path)': \(String(cString: strerror(code)))")
+    }
+}
+
+/// Reads a whole file, blocking: for a command's own small inputs (`simulate --track`); a
+/// source reads through ``FileReader/read()``, off the cooperative pool.
+///
+/// - Throws: ``LocationError`` with code `.fileUnreadable`, naming the file and the reason.
+public func readWholeFile(_ path: String) throws(LocationError) -> [UInt8] {
+    let reader = try FileReader.open(path)
+    var bytes: [UInt8] = []
+    while true {
+        let chunk = try reader.readBlocking()
+        if chunk.isEmpty { return bytes }
+        bytes += chunk
+    }
+}
+
+/// open(2) for reading, close-on-exec; named apart from ``FileReader/open(_:)``.
+private func openForReading(_ path: String) -> Int32 {
+    open(path, O_RDONLY | O_CLOEXEC)
+}
+
+/// read(2), named apart from ``FileReader/read()``.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+/// Calls `call` again while it fails with EINTR (a signal arrived during the call).
+private func retryingInterrupts<T: BinaryInteger>(_ call: () -> T) -> T {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Calendar arithmetic in UTC without Foundation's calendars (which are slow and locale-bound).
 enum CivilTime {

@@ -3,6 +3,17 @@
 /// Up to 18 significant digits are accumulated in an integer and divided once by an exact power of
 /// ten, which rounds correctly; longer numbers and exponents fall back to the C library's strtod.
 enum DecimalParsing {
+    /// The value of one hexadecimal digit (either case), or nil: NMEA checksums, `\u` escapes in
+    /// gpsd's JSON, `%XX` escapes in a source address.
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     private static let powersOfTen: [Double] = (0...22).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }

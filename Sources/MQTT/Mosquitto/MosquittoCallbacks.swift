@@ -1,4 +1,5 @@
 import CMosquitto
+import Logging
 
 /// libmosquitto's callbacks, as C function pointers that find their `ClientContext` through the
 /// user pointer given to `mosquitto_new`. They all run on the client's network thread.

@@ -3,9 +3,7 @@ import Location
 import Logging
 import MyelineConfiguration
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// What `run` checks before it connects to anything, so that a mistake a user can make is a
 /// configuration error (exit status 64, one line naming the cause and the fix) and nothing is

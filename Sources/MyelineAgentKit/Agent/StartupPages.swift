@@ -2,9 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The pages of the agent's own executable that only start-up needed, handed back to the kernel.
 ///

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import MyelineConfiguration
 
@@ -41,7 +41,7 @@ public struct AgentCommand: AsyncParsableCommand {
             exit()
         } catch {
             guard let failure = failure(for: error) else { exit(withError: error) }
-            FileHandle.standardError.write(Data("myeline-agent: \(failure.message)\n".utf8))
+            StandardStream.error.write("myeline-agent: \(failure.message)\n")
             exit(withError: ExitCode(failure.kind.exitStatus))
         }
     }

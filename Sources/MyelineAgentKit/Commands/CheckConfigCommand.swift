@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `myeline-agent check-config`: validates the configuration and prints it, secrets masked.
 struct CheckConfigCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import AsyncSupport
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Logging
 import ServiceLifecycle

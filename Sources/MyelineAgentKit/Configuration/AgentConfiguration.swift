@@ -1,10 +1,12 @@
 import AgentCore
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Location
 import Logging
 import MQTT
 import MyelineConfiguration
+
+import Glibc
 
 /// Everything `myeline-agent` is configured with: a plain value with a default for every setting but
 /// the device id.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// The Home Assistant discovery topics the agent published, one per line in

@@ -1,6 +1,6 @@
 import MyelineConfiguration
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Logging
 
@@ -75,8 +75,8 @@ struct IntentOptions: ParsableArguments {
             logger: Logger(label: "myeline.intent"))
         let output = outcome.output(
             device: configuration.device.id, broker: configuration.mqtt.broker, timeout: effectiveTimeout, json: json)
-        FileHandle.standardOutput.write(Data(output.standardOutput.utf8))
-        FileHandle.standardError.write(Data(output.standardError.utf8))
+        StandardStream.output.write(output.standardOutput)
+        StandardStream.error.write(output.standardError)
         if output.status != IntentOutput.success { throw ExitCode(output.status) }
     }
 }

@@ -1,5 +1,5 @@
 import MyelineConfiguration
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import MQTT
 

@@ -1,7 +1,9 @@
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Location
 import Tracking
+
+import Glibc
 
 /// A fleet of simulated trackers driving along real tracks: the model of `myeline-agent simulate`.
 ///

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Location
 import Logging
@@ -139,7 +139,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let perSecond = seconds > 0 ? Double(started.updates) / seconds : 0
         print(
             "simulate: \(devices) devices, \(started.updates) updates (\(started.messages) messages with the starts) "
-                + "in \(String(format: "%.2f", seconds)) s: \(String(format: "%.0f", perSecond)) updates/s")
+                + "in \((seconds * 100).rounded() / 100) s: \(Int(perSecond.rounded())) updates/s")
     }
 
     /// One configuration per connection, each with its own client id; with a connection per device,
@@ -177,9 +177,9 @@ struct SimulateCommand: AsyncParsableCommand {
     static func load(_ path: String) throws -> [GPXPoint] {
         let bytes: [UInt8]
         do {
-            bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes = try readWholeFile(path)
         } catch {
-            throw ValidationError("--track: cannot read \(path): \(error.localizedDescription)")
+            throw ValidationError("--track: \(error.message)")
         }
         var decoder = GPXDecoder()
         let points = decoder.decode(bytes)

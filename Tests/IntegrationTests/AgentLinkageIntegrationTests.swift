@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+import TestSupport
+
+/// What the agent's executable links, as the dynamic loader resolves it (`ldd`), checked against
+/// the libraries a tracker is meant to need (issue 24, docs/raspberry-pi.md, "Footprint").
+///
+/// The test reads the build it runs beside, which links the Swift libraries dynamically: the
+/// libraries it lists are those the agent's modules import, the same set a static release build
+/// (`--static-swift-stdlib`) copies into the executable, where ldd no longer shows them.
+@Suite(.tags(.integration)) struct AgentLinkageIntegrationTests {
+    /// Each library the agent may link, by the start of its file name, and why it is there.
+    static let allowed: [(prefix: String, reason: String)] = [
+        ("libmosquitto", "the MQTT client"),
+        ("libssl", "libmosquitto's TLS"), ("libcrypto", "libmosquitto's TLS"),
+        ("libc.", "the C library"), ("libm.", "the C library"), ("ld-linux", "the dynamic loader"),
+        ("linux-vdso", "the kernel's"), ("libstdc++", "the Swift runtime"), ("libgcc_s", "the Swift runtime"),
+        ("libswiftCore", "the Swift runtime"), ("libswiftSwiftOnoneSupport", "a debug build's generic specialisations"),
+        ("libswift_Concurrency", "Swift concurrency"),
+        ("libswift_StringProcessing", "the standard library's string algorithms"),
+        ("libswift_RegexParser", "the standard library's string algorithms"),
+        ("libswiftSynchronization", "Mutex and Atomic"), ("libswiftGlibc", "the C library's Swift overlay"),
+        ("libswift_Builtin_float", "the C library's Swift overlay"),
+        ("libswiftDispatch", "Dispatch (the executors, service-lifecycle's signals)"), ("libdispatch", "Dispatch"),
+        ("libBlocksRuntime", "Dispatch"),
+        ("libFoundationEssentials", "dates, JSON, Data, URL: the agent's own modules import FoundationEssentials only"),
+        // Still needed, through Yams (swift-configuration's YAML provider) and the modules that
+        // import Foundation (LiveActivity, AgentCore, Interop, MyelineConfiguration, the agent's
+        // service): Foundation brings ICU (40.8 MB) with it. Remove these three lines when the
+        // last of them goes, so that ICU coming back fails here.
+        ("libFoundation.", "Foundation: Yams and the modules that still import it"),
+        ("libFoundationInternationalization", "Foundation's dependency"),
+        ("lib_FoundationICU", "Foundation's dependency: ICU"),
+    ]
+
+    /// Never: XML (libxml2 maps ICU's 31 MB of data: the GPX reader streams without it, issue
+    /// 20), HTTP (libcurl), or a second ICU.
+    static let refused = [
+        "libxml2", "libFoundationXML", "lib_CFXMLInterface", "libFoundationNetworking", "libcurl", "libicu",
+    ]
+
+    @Test func theAgentLinksOnlyWhatATrackerNeeds() async throws {
+        let ldd = try executablePath("ldd", package: "libc-bin")
+        let output = try await runProgram(ldd, [try builtProductPath("myeline-agent")])
+        let libraries = output.split(separator: "\n").compactMap { line in
+            // "libswiftCore.so => /opt/…/libswiftCore.so (0x…)", "/lib64/ld-linux-x86-64.so.2 (0x…)"
+            line.split(whereSeparator: \.isWhitespace).first.flatMap { $0.split(separator: "/").last }.map(String.init)
+        }
+        #expect(libraries.contains { $0.hasPrefix("libmosquitto") }, "ldd's output was not read: \(output)")
+        for library in libraries {
+            #expect(
+                !Self.refused.contains { library.hasPrefix($0) },
+                "myeline-agent links \(library), which a tracker must not need: find the import that brings it")
+            #expect(
+                Self.allowed.contains { library.hasPrefix($0.prefix) },
+                Comment(
+                    rawValue: "myeline-agent links \(library), which is not in the list of what it needs (this "
+                        + "test's `allowed`): remove the import that brings it, or add it there with the reason"))
+        }
+    }
+}
