@@ -92,20 +92,22 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         try apply { model throws(ActivityError) in try model.end(content, dismissalPolicy: dismissalPolicy, now: now) }
     }
 
-    /// Lets time act on the activity (stale, dismissed) and returns its next deadline.
-    func tick(now: Date) -> Date? {
+    /// Lets time act on the activity (stale, dismissed).
+    func tick(now: Date) {
         apply { model in model.tick(now: now) }
     }
 
+    /// When time next changes the state (the stale date of an active activity, the dismissal
+    /// date of an ended one); nil when only a change can.
+    var nextDeadline: Date? { storage.withLock { $0.model.nextDeadline } }
+
     /// Applies a change to the model under the lock and publishes what it changed to every stream
-    /// in order, then finishes the streams of a dismissed activity and tells the center.
-    ///
-    /// - Returns: the model's next deadline.
-    @discardableResult
+    /// in order, then finishes the streams of a dismissed activity and tells the center (whose
+    /// timer follows the activity's deadlines).
     private func apply<Failure: Error>(
         _ body: (inout ActivityModel<Attributes>) throws(Failure) -> [ActivityModel<Attributes>.Change]
-    ) throws(Failure) -> Date? {
-        let (finished, changed, deadline) = try storage.withLock { storage throws(Failure) in
+    ) throws(Failure) {
+        let (finished, changed) = try storage.withLock { storage throws(Failure) in
             let changes = try body(&storage.model)
             for change in changes {
                 switch change {
@@ -115,11 +117,10 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
                 }
             }
             let finished = storage.model.state == .dismissed ? storage.subscribers.removeAll() : []
-            return (finished, !changes.isEmpty, storage.model.nextDeadline)
+            return (finished, !changes.isEmpty)
         }
         for subscriber in finished { subscriber.finish() }
         if changed { didChange() }
-        return deadline
     }
 
     private func subscribe<Element>(

@@ -2,7 +2,13 @@ import Foundation
 import Locking
 
 /// The live activities of one device, as ActivityKit's `Activity.activities` and its limit on
-/// how many may run at once; ``run()`` lets time act on them (stale, dismissed).
+/// how many may run at once.
+///
+/// Activities keep their own time, as on iOS: the center turns them stale at their stale date and
+/// dismisses ended ones at their dismissal date by itself, with a timer on ``clock`` that runs
+/// only while an activity has such a date (one task per center, which ends with the center: keep
+/// the center for as long as its activities are in use). A manual clock in tests moves them
+/// deterministically.
 ///
 /// Safe to use from any task. An activity counts as live until it is dismissed, so an ended one
 /// still counts during its dismissal delay, as on iOS.
@@ -13,12 +19,17 @@ public final class ActivityCenter: Sendable {
     public let maximumActivities: Int
 
     private let live = Locked<[any ActivityLifecycle]>([])
-    private let wakers = Locked(Registrations<AsyncStream<Void>.Continuation>())
+    private let timer: DeadlineTimer
 
     /// Creates a center with a clock and a limit on live activities (8 by default).
     public init(clock: any WallClock, maximumActivities: Int = 8) {
         self.clock = clock
         self.maximumActivities = maximumActivities
+        timer = DeadlineTimer(clock: clock)
+    }
+
+    deinit {
+        timer.stop()
     }
 
     /// Starts an activity with attributes and first content; its start is event 1 of its `events`.
@@ -70,12 +81,12 @@ public final class ActivityCenter: Sendable {
             let activity = Activity(
                 id: id, attributes: attributes, content: content, clock: clock, resumingAfter: resumingAfter
             ) { [weak self] in
-                self?.wake()
+                self?.reschedule()
             }
             live.append(activity)
             return activity
         }
-        wake()
+        reschedule()
         return activity
     }
 
@@ -86,62 +97,27 @@ public final class ActivityCenter: Sendable {
 
     /// Applies the current time to every activity at once: those past their stale date turn
     /// stale, ended ones past their dismissal date are dismissed.
+    ///
+    /// The center's timer does this at each deadline; call it to apply a clock's jump at once.
     public func refresh() {
         tickAll()
     }
 
-    /// Keeps applying time to the activities: sleeps on the clock until the earliest stale or
-    /// dismissal date of any activity, and wakes early whenever an activity changes or starts.
-    ///
-    /// Run it for as long as the center is in use; several calls may run at once.
-    /// Returns when the calling task is cancelled.
-    ///
-    /// - Throws: what the clock's `sleep(until:)` throws, other than `CancellationError`.
-    public func run() async throws {
-        let (wakeups, wakeup) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let token = wakers.withLock { $0.add(wakeup) }
-        defer {
-            wakers.withLock { $0.remove(token) }
-            wakeup.finish()
-        }
-        var iterator = wakeups.makeAsyncIterator()
-        while !Task.isCancelled {
-            let deadline = tickAll()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                if let deadline {
-                    group.addTask { [clock] in
-                        do {
-                            try await clock.sleep(until: deadline)
-                            wakeup.yield()
-                        } catch is CancellationError {
-                            return
-                        } catch {
-                            wakeup.yield()
-                            throw error
-                        }
-                    }
-                }
-                _ = await iterator.next()
-                group.cancelAll()
-                try await group.waitForAll()
-            }
-        }
+    /// The earliest stale or dismissal date of the live activities that time has still to act on.
+    func earliestDeadline() -> Date? {
+        live.withLock { $0 }.compactMap(\.nextDeadline).min()
     }
 
-    /// Ticks every activity, forgets the dismissed ones and returns the earliest next deadline.
-    @discardableResult
-    private func tickAll() -> Date? {
+    /// Ticks every activity and forgets the dismissed ones.
+    private func tickAll() {
         let now = clock.now
         let activities = live.withLock { $0 }
-        let deadline = activities.compactMap { $0.tick(now: now) }.min()
+        for activity in activities { activity.tick(now: now) }
         live.withLock { $0.removeAll { $0.isDismissed } }
-        return deadline
     }
 
-    private func wake() {
-        wakers.withLock { wakers in
-            for wakeup in wakers.all { wakeup.yield() }
-        }
+    private func reschedule() {
+        timer.reschedule(self)
     }
 }
 
@@ -149,7 +125,9 @@ public final class ActivityCenter: Sendable {
 protocol ActivityLifecycle: AnyObject, Sendable {
     var id: String { get }
     var isDismissed: Bool { get }
-    func tick(now: Date) -> Date?
+    /// When time next changes the activity's state; nil when only a change can.
+    var nextDeadline: Date? { get }
+    func tick(now: Date)
 }
 
 extension Activity: ActivityLifecycle {

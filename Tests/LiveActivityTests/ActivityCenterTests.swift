@@ -84,56 +84,80 @@ struct ActivityCenterTests {
         #expect(center.activities(of: TimerAttributes.self).map(\.id) == [timer.id])
     }
 
-    @Test("run() sleeps until the earliest deadline, wakes early for changes, and applies time")
-    func runLoop() async throws {
+    @Test("the timer sleeps until the earliest deadline, earlier when an update brings one nearer")
+    func timerFollowsDeadlines() async throws {
         let (center, clock) = Fixtures.center()
         let staleDate = Fixtures.t0.addingTimeInterval(60)
         let activity = try Fixtures.startActivity(in: center, staleDate: staleDate)
         let states = activity.activityStateUpdates
 
-        try await withThrowingTaskGroup { group in
-            group.addTask { try await center.run() }
+        try await clock.waitForSleeper(until: staleDate)
+        let earlier = Fixtures.t0.addingTimeInterval(30)
+        try activity.update(ActivityContent(state: State(), staleDate: earlier))
+        try await clock.waitForSleeper(until: earlier)
+        #expect(clock.sleeperDeadlines == [earlier], "the later sleep was replaced")
+        clock.advance(by: 30)
+        #expect(await states.first(1) == [.stale])
 
-            try await clock.waitForSleeper(until: staleDate)
-            let earlier = Fixtures.t0.addingTimeInterval(30)
-            try activity.update(ActivityContent(state: State(), staleDate: earlier))
-            try await clock.waitForSleeper(until: earlier)
-            clock.advance(by: 30)
-            #expect(await states.first(1) == [.stale])
-
-            try activity.end(nil)
-            let dismissal = clock.now.addingTimeInterval(4 * 3600)
-            try await clock.waitForSleeper(until: dismissal)
-            clock.set(to: dismissal)
-            #expect(await states.collect() == [.ended, .dismissed])
-
-            group.cancelAll()
-            try await group.waitForAll()
-        }
-        #expect(clock.sleeperDeadlines.isEmpty, "a cancelled run() leaves no sleeper")
+        try activity.end(nil)
+        let dismissal = clock.now.addingTimeInterval(4 * 3600)
+        try await clock.waitForSleeper(until: dismissal)
+        clock.set(to: dismissal)
+        #expect(await states.collect() == [.ended, .dismissed])
+        #expect(center.activities(of: LocationActivityAttributes.self).isEmpty)
     }
 
-    @Test("run() sleeps until the earliest deadline of several activities")
-    func runLoopSeveralActivities() async throws {
+    @Test("a stale date that moves on at every update does not restart the timer: it wakes once and sleeps on")
+    func timerSleepsOnForLaterDeadlines() async throws {
+        let (center, clock) = Fixtures.center()
+        let first = Fixtures.t0.addingTimeInterval(60)
+        let activity = try Fixtures.startActivity(in: center, staleDate: first)
+        try await clock.waitForSleeper(until: first)
+
+        for _ in 1...10 {
+            clock.advance(by: 1)
+            try activity.update(ActivityContent(state: State(), staleDate: clock.now.addingTimeInterval(60)))
+        }
+        #expect(clock.sleeperDeadlines == [first])
+        clock.set(to: first)
+        let moved = Fixtures.t0.addingTimeInterval(70)
+        try await clock.waitForSleeper(until: moved)
+        #expect(activity.activityState == .active)
+        #expect(clock.sleeperDeadlines == [moved])
+        try activity.end(nil, dismissalPolicy: .immediate)
+        #expect(clock.sleeperDeadlines.isEmpty, "no deadline left, no sleeper")
+    }
+
+    @Test("the timer wakes for the earliest deadline of several activities")
+    func timerSeveralActivities() async throws {
         let (center, clock) = Fixtures.center()
         let later = try Fixtures.startActivity(in: center, staleDate: Fixtures.t0.addingTimeInterval(120), id: "later")
         let sooner = try Fixtures.startActivity(in: center, staleDate: Fixtures.t0.addingTimeInterval(60), id: "sooner")
         let laterStates = later.activityStateUpdates
         let soonerStates = sooner.activityStateUpdates
 
-        try await withThrowingTaskGroup { group in
-            group.addTask { try await center.run() }
+        try await clock.waitForSleeper(until: Fixtures.t0.addingTimeInterval(60))
+        clock.advance(by: 60)
+        #expect(await soonerStates.first(1) == [.stale])
+        try await clock.waitForSleeper(until: Fixtures.t0.addingTimeInterval(120))
+        #expect(later.activityState == .active)
+        clock.advance(by: 60)
+        #expect(await laterStates.first(1) == [.stale])
+    }
 
-            try await clock.waitForSleeper(until: Fixtures.t0.addingTimeInterval(60))
-            clock.advance(by: 60)
-            #expect(await soonerStates.first(1) == [.stale])
-            try await clock.waitForSleeper(until: Fixtures.t0.addingTimeInterval(120))
-            #expect(later.activityState == .active)
-            clock.advance(by: 60)
-            #expect(await laterStates.first(1) == [.stale])
+    @Test("no timer runs without a deadline, nor once the center is gone")
+    func timerStops() async throws {
+        let clock = ManualWallClock(now: Fixtures.t0)
+        var center: ActivityCenter? = ActivityCenter(clock: clock)
+        let timeless = try Fixtures.startActivity(in: center!, id: "timeless")
+        #expect(clock.sleeperDeadlines.isEmpty)
+        let staleDate = Fixtures.t0.addingTimeInterval(60)
+        let timed = try Fixtures.startActivity(in: center!, staleDate: staleDate, id: "timed")
+        try await clock.waitForSleeper(until: staleDate)
 
-            group.cancelAll()
-            try await group.waitForAll()
-        }
+        center = nil
+        #expect(clock.sleeperDeadlines.isEmpty, "the center's timer ends with it")
+        #expect(timeless.activityState == .active)
+        #expect(timed.activityState == .active)
     }
 }
