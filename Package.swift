@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "myeline-agent", targets: ["MyelineAgent"]),
         .executable(name: "myeline-aggregator", targets: ["MyelineAggregator"]),
         .library(name: "LiveActivity", targets: ["LiveActivity"]),
+        .library(name: "LiveActivityMQTT", targets: ["LiveActivityMQTT"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "Board", targets: ["Board"]),
@@ -57,6 +58,19 @@ let package = Package(
         .target(
             name: "LiveActivity",
             dependencies: ["Locking"],
+            swiftSettings: strict
+        ),
+        // LiveActivity over MQTT: ActivityPublisher (the agent's publishing path too) and MQTTClient as its sink.
+        .target(
+            name: "LiveActivityMQTT",
+            dependencies: [
+                "AsyncSupport",
+                "LiveActivity",
+                "Locking",
+                "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         // Other tools' wire formats: OwnTracks JSON and Home Assistant MQTT discovery; pure, no I/O.
@@ -130,6 +144,7 @@ let package = Package(
                 "AsyncSupport",
                 "Interop",
                 "LiveActivity",
+                "LiveActivityMQTT",
                 "Location",
                 "Locking",
                 "MQTT",
@@ -210,7 +225,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveActivityTests",
-            dependencies: ["LiveActivity", "TestSupport"],
+            dependencies: [
+                "LiveActivity", "LiveActivityMQTT", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -277,7 +295,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking",
+                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "LiveActivityMQTT", "Location", "Locking",
+                "Tracking",
                 "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -223,9 +223,7 @@ extension AgentCore {
         }
         var expiry: UInt32?
         if settings.messageExpiry, case .end(_, let dismissal) = event.kind {
-            // Rounded up: the broker drops the message no earlier than its dismissal date.
-            let seconds = dismissal.timeIntervalSince(now).rounded(.up)
-            if seconds >= 1 { expiry = UInt32(min(seconds, Double(UInt32.max))) }
+            expiry = ActivityWire.expiry(until: dismissal, from: now)
         }
         return [.envelope(envelope, expiry: expiry)]
     }

@@ -22,6 +22,18 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     private struct Storage {
         var model: ActivityModel<Attributes>
         var subscribers = Registrations<ActivitySubscriber<Attributes>>()
+        /// The center's consumers of every activity's events (``ActivityCenter/events``): not
+        /// finished at the dismissal, only forgotten.
+        var observers: [AsyncStream<AnyActivityEvent>.Continuation] = []
+
+        /// Sends an event to the center's consumers, forgetting those that stopped.
+        mutating func observe(_ event: ActivityEvent<Attributes>) {
+            guard !observers.isEmpty else { return }
+            let erased = AnyActivityEvent(event)
+            observers.removeAll { observer in
+                if case .terminated = observer.yield(erased) { true } else { false }
+            }
+        }
     }
 
     /// A new activity, whose first event is its start (seq 1); or, with `resumingAfter`, one that
@@ -65,13 +77,17 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// The contents given from now on, for one consumer; finishes when the activity is dismissed.
     public var contentUpdates: ActivityUpdates<Content> { subscribe(ActivitySubscriber.content) }
 
-    /// The activity's events for one consumer: first its latest event (the start, for a new
-    /// activity), then every later one in order; finishes after the `.dismissed` event.
+    /// The activity's events for one consumer: first its events so far in brief (its start, the
+    /// latest update since, its end and its dismissal, those that happened:
+    /// ``ActivityModel/history``), then every later one in order; finishes after the `.dismissed`
+    /// event.
     ///
-    /// Like a retained MQTT message, a late consumer gets the current event without the history;
-    /// `seq` tells it how many came before.
+    /// So a consumer that subscribes after the request, even after the end, still sees the start
+    /// and the end of the activity and publishes its whole lifecycle; only updates that a newer
+    /// one replaced are left out, as a retained MQTT message leaves them out (`seq` tells how
+    /// many there were). ``ActivityCenter/events`` gives every event, missing none.
     public var events: ActivityUpdates<ActivityEvent<Attributes>> {
-        subscribe(ActivitySubscriber.event, replaying: \.model.lastEvent)
+        subscribe(ActivitySubscriber.event, replaying: \.model.history)
     }
 
     /// Replaces the content, optionally with an alert; the state becomes stale or active from the
@@ -112,24 +128,37 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
             for change in changes {
                 switch change {
                 case .content(let content): storage.subscribers.yield(content)
-                case .event(let event): storage.subscribers.yield(event)
+                case .event(let event):
+                    storage.subscribers.yield(event)
+                    storage.observe(event)
                 case .state(let state): storage.subscribers.yield(state)
                 }
             }
-            let finished = storage.model.state == .dismissed ? storage.subscribers.removeAll() : []
+            let dismissed = storage.model.state == .dismissed
+            if dismissed { storage.observers = [] }
+            let finished = dismissed ? storage.subscribers.removeAll() : []
             return (finished, !changes.isEmpty)
         }
         for subscriber in finished { subscriber.finish() }
         if changed { didChange() }
     }
 
+    /// Gives a consumer of the center's ``ActivityCenter/events`` this activity's events: its
+    /// history now, then every later one until the dismissal.
+    func attach(_ observer: AsyncStream<AnyActivityEvent>.Continuation) {
+        storage.withLock { storage in
+            for event in storage.model.history { observer.yield(AnyActivityEvent(event)) }
+            if storage.model.state != .dismissed { storage.observers.append(observer) }
+        }
+    }
+
     private func subscribe<Element>(
         _ subscriber: (AsyncStream<Element>.Continuation) -> ActivitySubscriber<Attributes>,
-        replaying latest: ((Storage) -> Element)? = nil
+        replaying history: ((Storage) -> [Element])? = nil
     ) -> ActivityUpdates<Element> {
         let (stream, continuation) = AsyncStream<Element>.makeStream()
         let token = storage.withLock { storage -> Int? in
-            if let latest { continuation.yield(latest(storage)) }
+            for element in history?(storage) ?? [] { continuation.yield(element) }
             guard storage.model.state != .dismissed else { return nil }
             return storage.subscribers.add(subscriber(continuation))
         }
@@ -143,3 +172,4 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         return ActivityUpdates(stream)
     }
 }
+

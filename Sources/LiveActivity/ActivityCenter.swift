@@ -18,8 +18,15 @@ public final class ActivityCenter: Sendable {
     /// How many activities may be live at once.
     public let maximumActivities: Int
 
-    private let live = Locked<[any ActivityLifecycle]>([])
+    private let registry = Locked(Registry())
     private let timer: DeadlineTimer
+
+    /// The activities, and the consumers of all their events, under one lock: an activity
+    /// requested while a consumer subscribes is given to it exactly once.
+    private struct Registry {
+        var activities: [any ActivityLifecycle] = []
+        var observers = Registrations<AsyncStream<AnyActivityEvent>.Continuation>()
+    }
 
     /// Creates a center with a clock and a limit on live activities (8 by default).
     public init(clock: any WallClock, maximumActivities: Int = 8) {
@@ -67,8 +74,9 @@ public final class ActivityCenter: Sendable {
     ) throws(ActivityError) -> Activity<Attributes> {
         try ActivityModel<Attributes>.validate(id: id)
         tickAll()
-        let activity = try live.withLock { live throws(ActivityError) in
-            live.removeAll { $0.isDismissed }
+        let activity = try registry.withLock { registry throws(ActivityError) in
+            registry.activities.removeAll { $0.isDismissed }
+            let live = registry.activities
             guard !live.contains(where: { $0.id == id }) else {
                 throw ActivityError(.duplicateActivityID, "cannot start activity \"\(id)\": one with that id is live")
             }
@@ -83,7 +91,8 @@ public final class ActivityCenter: Sendable {
             ) { [weak self] in
                 self?.reschedule()
             }
-            live.append(activity)
+            for observer in registry.observers.all { activity.attach(observer) }
+            registry.activities.append(activity)
             return activity
         }
         reschedule()
@@ -92,7 +101,26 @@ public final class ActivityCenter: Sendable {
 
     /// The live (not dismissed) activities with attributes of type `type`, oldest first.
     public func activities<Attributes: ActivityAttributes>(of type: Attributes.Type) -> [Activity<Attributes>] {
-        live.withLock { $0.compactMap { $0 as? Activity<Attributes> } }.filter { !$0.isDismissed }
+        registry.withLock { $0.activities.compactMap { $0 as? Activity<Attributes> } }.filter { !$0.isDismissed }
+    }
+
+    /// Every event of every activity of the center, of any attributes type, for one consumer:
+    /// first the events so far in brief of the activities live now (as ``Activity/events`` gives
+    /// them), then every event in the order it happens, of these and of the activities requested
+    /// later, from their start; none is missed, however late the consumer iterates (the stream
+    /// buffers them). What a publisher follows (`ActivityPublisher`).
+    ///
+    /// It never finishes; ending the iteration unsubscribes.
+    public var events: ActivityUpdates<AnyActivityEvent> {
+        let (stream, continuation) = AsyncStream<AnyActivityEvent>.makeStream()
+        let token = registry.withLock { registry in
+            for activity in registry.activities where !activity.isDismissed { activity.attach(continuation) }
+            return registry.observers.add(continuation)
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.registry.withLock { $0.observers.remove(token) }
+        }
+        return ActivityUpdates(stream)
     }
 
     /// Applies the current time to every activity at once: those past their stale date turn
@@ -105,15 +133,15 @@ public final class ActivityCenter: Sendable {
 
     /// The earliest stale or dismissal date of the live activities that time has still to act on.
     func earliestDeadline() -> Date? {
-        live.withLock { $0 }.compactMap(\.nextDeadline).min()
+        registry.withLock { $0.activities }.compactMap(\.nextDeadline).min()
     }
 
     /// Ticks every activity and forgets the dismissed ones.
     private func tickAll() {
         let now = clock.now
-        let activities = live.withLock { $0 }
+        let activities = registry.withLock { $0.activities }
         for activity in activities { activity.tick(now: now) }
-        live.withLock { $0.removeAll { $0.isDismissed } }
+        registry.withLock { $0.activities.removeAll { $0.isDismissed } }
     }
 
     private func reschedule() {
@@ -128,6 +156,8 @@ protocol ActivityLifecycle: AnyObject, Sendable {
     /// When time next changes the activity's state; nil when only a change can.
     var nextDeadline: Date? { get }
     func tick(now: Date)
+    /// Gives a consumer of ``ActivityCenter/events`` the activity's history, then its events.
+    func attach(_ observer: AsyncStream<AnyActivityEvent>.Continuation)
 }
 
 extension Activity: ActivityLifecycle {

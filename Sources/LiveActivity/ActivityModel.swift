@@ -28,6 +28,11 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
     public private(set) var content: Content
     /// The latest event: the start (or, for a resumed activity, its first update), or the change that followed.
     public private(set) var lastEvent: ActivityEvent<Attributes>
+    /// The activity's events in brief, oldest first: its first event (the start, or a resumed
+    /// activity's first update), then the latest update since, its end and its dismissal, those
+    /// that happened. Updates between them are left out, as a retained message leaves them out:
+    /// what a consumer that comes late needs to show the whole lifecycle. At most four events.
+    public private(set) var history: [ActivityEvent<Attributes>]
     private var machine: ActivityStateMachine
 
     /// A new activity, whose first event is its start (seq 1); or, with `resumingAfter`, one that
@@ -39,6 +44,7 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
         lastEvent = ActivityEvent(
             seq: (lastSeq ?? 0) + 1, activityID: id, attributes: attributes, timestamp: now,
             kind: lastSeq == nil ? .start(content) : .update(content, alert: nil))
+        history = [lastEvent]
         machine = ActivityStateMachine(staleDate: content.staleDate, now: now)
     }
 
@@ -115,6 +121,11 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
     private mutating func record(_ kind: ActivityEvent<Attributes>.Kind, at now: Date) -> Change {
         lastEvent = ActivityEvent(
             seq: lastEvent.seq + 1, activityID: id, attributes: attributes, timestamp: now, kind: kind)
+        if case .update = kind, history.count > 1, case .update = history[history.count - 1].kind {
+            history[history.count - 1] = lastEvent
+        } else {
+            history.append(lastEvent)
+        }
         return .event(lastEvent)
     }
 

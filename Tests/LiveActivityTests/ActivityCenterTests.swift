@@ -59,7 +59,9 @@ struct ActivityCenterTests {
         #expect(resumed.activityState == .active)
         try resumed.update(content)
         try resumed.end(nil, dismissalPolicy: .immediate)
-        #expect(await resumed.events.first(1).map(\.seq) == [45], "update 43, end 44, dismissed 45")
+        #expect(
+            await resumed.events.collect().map(\.seq) == [42, 43, 44, 45],
+            "the first update 42, update 43, end 44, dismissed 45")
 
         let refused = #expect(throws: ActivityError.self) {
             try center.resume(attributes: try Fixtures.attributes(), content: content, id: "trip-8", lastSeq: 0)
