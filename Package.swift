@@ -295,7 +295,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "LiveActivityMQTT", "Location", "Locking",
+                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "LiveActivityMQTT", "Location",
+                "Locking",
                 "Tracking",
                 "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
                 .product(name: "Logging", package: "swift-log"),

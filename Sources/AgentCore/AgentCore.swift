@@ -148,6 +148,8 @@ public struct AgentCore: Sendable {
     public internal(set) var pendingClears: [String: Date] = [:]
     /// Whether the client is connected now.
     public internal(set) var isConnected = false
+    /// Whether the client has been connected at all in this process.
+    public var hasConnected: Bool { onlineSince != nil }
     /// Whether ``Action/finish(failure:farewell:)`` was returned: later events do nothing, but for
     /// the wind-down's ``Event/cleared(activityID:)`` and ``Event/persisted(failure:dropped:)``, and
     /// ``Event/connected(sessionPresent:)``.

@@ -29,6 +29,8 @@ extension Outbox {
         var persistedHead: UInt64
         var persistedDropped: UInt64
         var unsynced = 0
+        /// Whether anything is flushed (not with `.never`).
+        var flushes = true
         var lastSync = ContinuousClock.now
         var dropping = false
         var closed = false
@@ -115,14 +117,24 @@ extension Outbox {
 
             var state = State(
                 directory: directory, segments: segments, head: 0, dropped: 0, persistedHead: 0, persistedDropped: 0)
+            state.flushes = configuration.syncPolicy != .never
             let cursor = try state.readCursor(logger: logger)
             if segments.isEmpty {
                 let base = cursor?.head ?? configuration.firstIndex
-                state.segments = [try createSegment(directory: directory, base: base)]
+                state.segments = [try createSegment(directory: directory, base: base, flushing: state.flushes)]
             }
             (state.persistedHead, state.persistedDropped) = cursor ?? (state.segments[0].base, 0)
             state.head = min(max(state.persistedHead, state.segments[0].base), state.tail)
             state.dropped = state.persistedDropped
+            if state.persistedHead < state.segments[0].base {
+                // Compaction writes the cursor past a segment before deleting it: undelivered
+                // records are missing, a segment deleted by someone else. Counted, and said.
+                let missing = state.segments[0].base - state.persistedHead
+                state.dropped += missing
+                logger.warning(
+                    "Records are missing from the outbox (a segment file was deleted): counted as dropped",
+                    metadata: ["outbox.directory": "\(directory)", "outbox.missing": "\(missing)"])
+            }
             if state.count > configuration.capacity {
                 let excess = UInt64(state.count - configuration.capacity)
                 state.head += excess
@@ -149,14 +161,18 @@ extension Outbox {
             return nil
         }
 
-        private static func createSegment(directory: String, base: UInt64) throws(AgentStoreError) -> Segment {
+        private static func createSegment(directory: String, base: UInt64, flushing: Bool) throws(AgentStoreError)
+            -> Segment
+        {
             let path = directory + "/" + OutboxFormat.segmentName(base: base)
             let fd = try FileIO.openFile(path, create: true)
             do {
                 try FileIO.truncate(fd, to: 0, path: path)
                 try FileIO.write(fd, OutboxFormat.segmentHeader(base: base), at: 0, path: path)
-                try FileIO.sync(fd, path: path)
-                try FileIO.syncDirectory(directory)
+                if flushing {
+                    try FileIO.sync(fd, path: path)
+                    try FileIO.syncDirectory(directory)
+                }
             } catch {
                 FileIO.closeFile(fd)
                 try? FileIO.removeFile(path)
@@ -224,6 +240,8 @@ extension Outbox {
                 }
             case .batched:
                 try syncByPolicy(configuration: configuration)
+            case .never:
+                break
             }
             if count > configuration.capacity {
                 let excess = UInt64(count - configuration.capacity)
@@ -248,6 +266,7 @@ extension Outbox {
             case .everyAppend: try sync()
             case .batched(let records, let interval):
                 if unsynced >= records || lastSync.duration(to: .now) >= interval { try sync() }
+            case .never: break
             }
         }
 
@@ -255,7 +274,7 @@ extension Outbox {
         /// hold a torn record.
         private mutating func rotate() throws(AgentStoreError) {
             try sync()
-            segments.append(try Self.createSegment(directory: directory, base: tail))
+            segments.append(try Self.createSegment(directory: directory, base: tail, flushing: flushes))
         }
 
         func peek(max: Int) throws(AgentStoreError) -> [OutboxRecord] {
@@ -314,7 +333,7 @@ extension Outbox {
 
         mutating func sync() throws(AgentStoreError) {
             try checkOpen()
-            if unsynced > 0 {
+            if unsynced > 0, flushes {
                 let segment = segments[segments.count - 1]
                 try FileIO.sync(segment.fd, path: segment.path)
                 unsynced = 0
@@ -332,7 +351,7 @@ extension Outbox {
                 FileIO.closeFile(segments[0].fd)
                 segments.removeFirst()
             }
-            try FileIO.syncDirectory(directory)
+            if flushes { try FileIO.syncDirectory(directory) }
         }
 
         /// Writes the cursor now, if it changed.
@@ -343,7 +362,8 @@ extension Outbox {
 
         private mutating func writeCursorIfChanged() throws(AgentStoreError) {
             guard head != persistedHead || dropped != persistedDropped else { return }
-            try FileIO.writeAtomically(OutboxFormat.encodeCursor(head: head, dropped: dropped), to: cursorPath)
+            try FileIO.writeAtomically(
+                OutboxFormat.encodeCursor(head: head, dropped: dropped), to: cursorPath, syncing: flushes)
             (persistedHead, persistedDropped) = (head, dropped)
         }
 

@@ -9,6 +9,10 @@ public struct OutboxConfiguration: Hashable, Sendable {
         /// flush, checked at each append (there is no timer: call `Outbox.sync()` at shutdown
         /// and from a periodic tick). A power cut loses at most the pending records.
         case batched(records: Int, interval: Duration)
+        /// Never flushed, not even the cursor or the directory: for an outbox in memory (tmpfs),
+        /// where a flush costs system calls and buys nothing. A crash of the process loses nothing
+        /// (the kernel keeps the files); a power cut loses everything.
+        case never
     }
 
     /// The most undelivered records kept; when full, the oldest are dropped and counted. At least 1.

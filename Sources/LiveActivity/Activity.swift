@@ -172,4 +172,3 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         return ActivityUpdates(stream)
     }
 }
-

@@ -51,7 +51,9 @@ public struct ActivityWire: Hashable, Sendable {
 
     /// The empty retained message that removes an activity's envelope from the broker.
     public func clear(activityID: String) -> WireMessage {
-        WireMessage(kind: .clear(activityID: activityID), topic: topics.activity(device: device, activityID: activityID), payload: [])
+        WireMessage(
+            kind: .clear(activityID: activityID), topic: topics.activity(device: device, activityID: activityID),
+            payload: [])
     }
 
     /// The device's status.
@@ -71,13 +73,16 @@ public struct ActivityWire: Hashable, Sendable {
     ///
     /// - Throws: `ActivityError` `.invalidPayload` when it cannot be encoded.
     public func message(for result: CommandResult) throws(ActivityError) -> WireMessage {
-        WireMessage(kind: .reply, topic: topics.commandResult(device: device), payload: Array(try WireCodec.encode(result)))
+        WireMessage(
+            kind: .reply, topic: topics.commandResult(device: device), payload: Array(try WireCodec.encode(result)))
     }
 
-    /// The message expiry, in whole seconds rounded up (the broker drops the message no earlier than
-    /// `dismissal`), of an end published at `now`; nil when the dismissal is less than a second away.
+    /// The message expiry of an end published at `now`, in whole seconds: the time to `dismissal`
+    /// rounded up, plus a second, because mosquitto counts the interval from its clock's whole
+    /// second (up to a second before the message arrived) and must drop the message no earlier
+    /// than `dismissal`. Nil when the dismissal was more than a second ago.
     public static func expiry(until dismissal: Date, from now: Date) -> UInt32? {
-        let seconds = dismissal.timeIntervalSince(now).rounded(.up)
+        let seconds = dismissal.timeIntervalSince(now).rounded(.up) + 1
         return seconds >= 1 ? UInt32(min(seconds, Double(UInt32.max))) : nil
     }
 }

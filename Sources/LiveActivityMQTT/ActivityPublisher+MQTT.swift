@@ -54,7 +54,8 @@ extension ActivityPublisher {
                     throw error
                 }
                 if client.isConnected {
-                    publisher.enqueue(try wire.message(for: .offline(device: device, since: clock.now, instance: instance)))
+                    publisher.enqueue(
+                        try wire.message(for: .offline(device: device, since: clock.now, instance: instance)))
                     if await !publisher.waitUntilEmpty(within: farewellTimeout) {
                         logger.warning("Disconnecting before the last messages were published")
                     }

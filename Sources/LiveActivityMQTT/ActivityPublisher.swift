@@ -136,7 +136,9 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
             state.withLock { $0.failed += 1 }
             logger.error(
                 "Cannot publish an activity event",
-                metadata: ["myeline.activity": "\(event.activityID)", "myeline.seq": "\(event.seq)", "error": "\(error)"])
+                metadata: [
+                    "myeline.activity": "\(event.activityID)", "myeline.seq": "\(event.seq)", "error": "\(error)",
+                ])
         }
     }
 

@@ -116,7 +116,7 @@ struct AgentCoreIntentTests {
 
     /// An ended activity's envelope carries MQTT 5's message expiry at its dismissal date, so that
     /// the broker clears it even when the agent has exited (failure 4); not on MQTT 3.1.1.
-    @Test(arguments: [(true, UInt32(5)), (false, nil)] as [(Bool, UInt32?)])
+    @Test(arguments: [(true, UInt32(6)), (false, nil)] as [(Bool, UInt32?)])
     func theEndCarriesItsDismissalAsMessageExpiry(mqtt5: Bool, expiry: UInt32?) {
         var script = Script(Script.settings(dismissal: .after(seconds: 5), messageExpiry: mqtt5))
         script.start()

@@ -265,6 +265,56 @@ struct OutboxTests {
         }
     }
 
+    @Test("A segment deleted by someone else: its undelivered records are counted as dropped and said once")
+    func deletedSegment() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(segmentRecordLimit: 3)
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox in
+                for number in 0..<8 { try outbox.append(topic: topic, payload: payload(number)) }
+                try outbox.acknowledge(through: 0)
+            }
+            // Records 1 and 2 were not delivered.
+            try FileManager.default.removeItem(atPath: path + "/" + OutboxFormat.segmentName(base: 0))
+            let log = LogRecorder()
+            let kept = try Outbox.withOutbox(directory: path, configuration: configuration, logger: log.logger) {
+                outbox in (outbox.droppedCount, try outbox.peek(max: 100).map(\.payload))
+            }
+            #expect(kept.0 == 2)
+            #expect(kept.1 == (3..<8).map(payload))
+            #expect(
+                log.messages(at: .warning) == [
+                    "Records are missing from the outbox (a segment file was deleted): counted as dropped"
+                ])
+            // Counted once: the cursor says so now.
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: log.logger) { outbox in
+                #expect(outbox.droppedCount == 2)
+            }
+            #expect(log.messages(at: .warning).count == 1)
+        }
+    }
+
+    @Test(
+        "Never flushed (an outbox in memory): records, acknowledgements and segments work the same, and outlive the process"
+    )
+    func neverFlushed() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(syncPolicy: .never, segmentRecordLimit: 3)
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox in
+                for number in 0..<8 { try outbox.append(topic: topic, payload: payload(number)) }
+                try outbox.acknowledge(through: 3)
+                try outbox.sync()
+            }
+            let records = try Outbox.withOutbox(
+                directory: path, configuration: configuration, logger: LogRecorder().logger
+            ) { try $0.peek(max: 100) }
+            #expect(records.map(\.payload) == (4..<8).map(payload))
+        }
+    }
+
     @Test("Segments also roll over by size")
     func segmentByteLimit() throws {
         try withTemporaryDirectory { directory in

@@ -38,6 +38,8 @@ struct AgentDurabilityIntegrationTests {
         }
         /// Whether the second agent went on with the activity after the points kept.
         var resumed: Bool { points.contains { $0.seq > published } }
+        /// The `power-losses` of the second agent's `online` statuses (nil: absent).
+        var powerLosses: [UInt64?]
     }
 
     /// The agent tracks offline until the journal has had a commit and `points` more track points
@@ -88,7 +90,12 @@ struct AgentDurabilityIntegrationTests {
                 }
                 let messages = try await AgentHarness.stop(second, observedBy: observer)
                 let points = try AgentHarness.trackPoints(messages).filter { $0.activity == record.activityID }
-                return Outcome(published: record.trackSeq, points: points)
+                let statuses = messages.filter { $0.topic.hasSuffix("/status") }.compactMap {
+                    try? WireCodec.decode(StatusMessage.self, from: $0.data)
+                }
+                return Outcome(
+                    published: record.trackSeq, points: points,
+                    powerLosses: statuses.filter { $0.state == .online }.map(\.powerLosses))
             }
         }
     }
@@ -111,6 +118,7 @@ struct AgentDurabilityIntegrationTests {
             outcome.missing.isEmpty, "\(outcome.missing.count) of \(outcome.published) points lost: \(outcome.missing)")
         #expect(outcome.reused.isEmpty, "seqs used twice: \(outcome.reused)")
         #expect(outcome.resumed)
+        #expect(!outcome.powerLosses.isEmpty && outcome.powerLosses.allSatisfy { $0 == nil }, "\(outcome.powerLosses)")
         FaultScenario.report("SIGKILL, interval: \(outcome.published) points kept, \(outcome.missing.count) lost")
     }
 
@@ -126,6 +134,8 @@ struct AgentDurabilityIntegrationTests {
         #expect(missing.allSatisfy { $0 > outcome.published - 30 }, "lost: \(missing)")
         #expect(outcome.reused.isEmpty, "seqs used twice: \(outcome.reused)")
         #expect(outcome.resumed)
+        // Said: the second agent's status counts the power loss.
+        #expect(!outcome.powerLosses.isEmpty && outcome.powerLosses.allSatisfy { $0 == 1 }, "\(outcome.powerLosses)")
         FaultScenario.report(
             "power cut, interval 2 s: \(missing.count) of \(outcome.published) points lost, none reused")
     }

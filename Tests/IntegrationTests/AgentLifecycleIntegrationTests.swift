@@ -268,7 +268,7 @@ struct AgentBrokerOutageIntegrationTests {
     @Test func everyPointArrivesOnceAndInOrderAfterA30SecondOutage() async throws {
         // A persistent broker and a persistent observer session: the observer misses nothing
         // published while it reconnects, as a real consumer with a durable session would.
-        try await TestBroker.with(extraConfiguration: ["max_queued_messages 0"], persistent: true) { broker in
+        try await TestBroker.with(extraConfiguration: ["max_queued_messages 1000000"], persistent: true) { broker in
             let observer = try await AgentHarness.observer(broker, ["-c", "-i", "outage-observer"])
             defer { observer.signal(SIGKILL) }
             try await withTemporaryDirectory { state in

@@ -77,4 +77,32 @@ struct AgentShutdownIntegrationTests {
             #expect(agent.output.contains("Shutting down offline"))
         }
     }
+
+    /// A replay that ends before the agent's first connection (a short file at full speed, a broker
+    /// a moment late) is still published: the start is not an outage, and its connection is waited
+    /// for within the drain bound. Before, the agent exited at once, "Shutting down offline",
+    /// having published nothing (seen under load in `AgentUserErrorIntegrationTests`).
+    @Test func aReplayEndingBeforeTheFirstConnectionIsStillPublished() async throws {
+        try await TestBroker.with { broker in
+            try await withTemporaryDirectory { state in
+                await broker.stop()
+                // Kept retained after its end, for the subscriber below.
+                let agent = try AgentHarness.agent(
+                    broker, state: state, ["--speed", "max", "--end-on-exit"],
+                    environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:60"])
+                defer { agent.signal(SIGKILL) }
+                try await agent.waitForLine(containing: "The location source ended")
+                try await broker.start()
+                let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
+                    try await agent.waitForExit()
+                }
+                #expect(status == 0)
+                #expect(!agent.output.contains("Shutting down offline"))
+                // Its end is retained (until its dismissal date): a new subscriber gets it.
+                let observer = try await AgentHarness.observer(broker)
+                defer { observer.signal(SIGKILL) }
+                _ = try await observer.waitForLine(containing: "\"event\":\"end\"")
+            }
+        }
+    }
 }

@@ -9,7 +9,7 @@ import Testing
 /// 10,000 retained activities, the truncated bootstrap, and the hostile corpus.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct AggregatorIntegrationTests {
-    static let tunedBroker = ["max_queued_messages 0", "max_inflight_messages 1000", "sys_interval 1"]
+    static let tunedBroker = ["max_queued_messages 1000000", "max_inflight_messages 1000", "sys_interval 1"]
 
     static func envelope(
         _ device: String, _ activity: String = "a1", seq: Int = 1, event: String = "start", stale: Double? = nil,

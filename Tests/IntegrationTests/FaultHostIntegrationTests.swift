@@ -337,7 +337,7 @@ struct FaultHostIntegrationTests {
     /// full rate); and `myeline-agent simulate` at 5,000 envelopes a second for 40 s.
     struct StallLoad {
         static let brokerConfiguration = [
-            "max_queued_messages 0", "max_queued_bytes 1048576", "max_inflight_messages 1000",
+            "max_queued_messages 1000000", "max_queued_bytes 1048576", "max_inflight_messages 1000",
         ]
         let broker: TestBroker
         let observer: TestProcess

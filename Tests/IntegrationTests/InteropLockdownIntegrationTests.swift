@@ -85,12 +85,16 @@ struct InteropLockdownIntegrationTests {
 
     /// An agent whose `owntracks.user` the ACL does not grant (`fleet`, where the shipped ACL grants
     /// `myeline`): the broker refuses its first OwnTracks location on the agent's own connection,
-    /// and (mosquitto 2.0.11 with production.conf's `max_queued_messages 0`) closes that connection.
-    /// The agent logs the refusal once, publishes nothing more for OwnTracks (each refusal would cost
-    /// the connection again), and its Myeline track and Home Assistant's discovery go on. The broker
-    /// logs the publishes it denies (`log_type debug`, the one line added to production.conf here).
+    /// and, under a broker with `max_queued_messages 0` (set here instead of production.conf's
+    /// count: mosquitto 2.0.11 then closes that connection), costs it its connection. The agent logs
+    /// the refusal once, publishes nothing more for OwnTracks (each refusal would cost the connection
+    /// again), and its Myeline track and Home Assistant's discovery go on. The broker logs the
+    /// publishes it denies (`log_type debug`, the one line added to production.conf here).
     @Test func anIntegrationTheACLRefusesIsGivenUpAndTheAgentGoesOn() async throws {
-        let debugLog = [("\nmax_connections 30000\n", "\nmax_connections 30000\nlog_type debug\n")]
+        let debugLog = [
+            ("\nmax_connections 30000\n", "\nmax_connections 30000\nlog_type debug\n"),
+            ("\nmax_queued_messages 1000000\n", "\nmax_queued_messages 0\n"),
+        ]
         try await FleetCredentials.withLockedBroker(replacing: debugLog) { broker, credentials in
             guard let mosquitto = broker.currentProcess else { throw TestSupportError("no broker") }
             let board = try await AgentHarness.observer(

@@ -70,8 +70,12 @@ struct ActivityPublisherTests {
             clock.set(to: dismissal)
         }
 
-        #expect(Self.names(messages) == ["trip-1 start 1", "trip-1 update 2", "trip-1 update 3", "trip-1 end 4", "trip-1 clear"])
-        #expect(messages.map(\.messageExpiry) == [nil, nil, nil, 600, nil], "599.5 s rounded up")
+        #expect(
+            Self.names(messages) == [
+                "trip-1 start 1", "trip-1 update 2", "trip-1 update 3", "trip-1 end 4", "trip-1 clear",
+            ])
+        #expect(
+            messages.map(\.messageExpiry) == [nil, nil, nil, 601, nil], "599.5 s rounded up, plus the broker's second")
         #expect(messages.map(\.retain) == [true, true, true, true, true])
         #expect(messages.last?.payload == [])
         #expect(Set(messages.map(\.topic)) == ["myeline/van-7/activities/trip-1"])
@@ -92,11 +96,15 @@ struct ActivityPublisherTests {
         #expect(Self.names(messages) == ["trip-2 start 1", "trip-2 update 2", "trip-2 end 3", "trip-2 clear"])
     }
 
-    @Test("a center's events: the live activities' history, then every event of any type, later activities from their start")
+    @Test(
+        "a center's events: the live activities' history, then every event of any type, later activities from their start"
+    )
     func centerEventsOfAnyType() async throws {
         let (center, _) = Fixtures.center()
         let location = try Fixtures.startActivity(in: center, id: "trip-3")
-        for distance in 1...5 { try location.update(ActivityContent(state: State(distance: Double(distance)), staleDate: nil)) }
+        for distance in 1...5 {
+            try location.update(ActivityContent(state: State(distance: Double(distance)), staleDate: nil))
+        }
         let events = center.events
 
         let timer = try center.request(
@@ -107,12 +115,17 @@ struct ActivityPublisherTests {
         let received = await events.first(6)
 
         #expect(
-            received.map { "\($0.activityID) \($0.attributesType) \($0.seq) \($0.envelopeEvent?.rawValue ?? "dismissed")" } == [
-                "trip-3 location 1 start", "trip-3 location 6 update", "break-1 timer 1 start", "break-1 timer 2 update",
+            received.map {
+                "\($0.activityID) \($0.attributesType) \($0.seq) \($0.envelopeEvent?.rawValue ?? "dismissed")"
+            } == [
+                "trip-3 location 1 start", "trip-3 location 6 update", "break-1 timer 1 start",
+                "break-1 timer 2 update",
                 "trip-3 location 7 end", "trip-3 location 8 dismissed",
             ])
-        #expect(received[3].event(as: TimerAttributes.self)?.kind == .update(
-            ActivityContent(state: TimerAttributes.ContentState(seconds: 899), staleDate: nil), alert: nil))
+        #expect(
+            received[3].event(as: TimerAttributes.self)?.kind
+                == .update(
+                    ActivityContent(state: TimerAttributes.ContentState(seconds: 899), staleDate: nil), alert: nil))
         #expect(received[3].event(as: LocationActivityAttributes.self) == nil)
     }
 

@@ -259,6 +259,22 @@ struct AgentStorageTests {
         }
     }
 
+    @Test("Points faster than the commits: the spool commits early and stays within twice its window")
+    func spoolBoundedUnderAFlood() async throws {
+        try await withTemporaryDirectory { directory in
+            let storage = try await Self.open(directory, window: 8)
+            await Self.accept(storage, 1...1, milestone: true)
+            // No commit from the committer: only persist's own.
+            for first in stride(from: 2, through: 98, by: 4) {
+                await Self.accept(storage, first...(first + 3))
+                #expect(storage.primary.outbox.count < 2 * 8 + 4)
+            }
+            #expect(await storage.pendingCount() == 101)
+            #expect(try await Self.drain(storage) == Self.payloads(1...101))
+            await storage.close()
+        }
+    }
+
     @Test("Killed during a long outage: the points that left the spool come back from the journal, before the spool's")
     func killedWithPointsOutOfTheSpool() async throws {
         try await withTemporaryDirectory { directory in

@@ -114,7 +114,8 @@ public struct AgentService: Service, CustomStringConvertible {
         let integrations = IntegrationLink.make(
             configuration: configuration, client: client, logger: logger, clock: clock)
         let loop = ControlLoop(
-            settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage, publisher: publisher,
+            settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage,
+            publisher: publisher,
             drainer: drainer, client: client, integrations: integrations, clock: clock, logger: logger,
             drainTimeout: Self.drainTimeout)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

@@ -11,7 +11,9 @@ import Logging
 ///
 /// - **The spool** (`storage.spool-directory`, in memory: tmpfs) takes every accepted track point
 ///   and every change of an activity at once, without a flush: it survives the agent's crash and
-///   SIGKILL, not a power cut, and costs the card nothing. The drainer delivers the points from it.
+///   SIGKILL, not a power cut, and costs the card nothing. The drainer delivers the points from it;
+///   past ``spoolWindow`` points that the journal also has (a long outage), those leave the spool
+///   and are delivered from the journal, so the memory it takes stays under a megabyte.
 /// - **The journal** (`STATE-DIRECTORY/outbox` and `activities`, on the card) is written by a
 ///   group commit at most every `storage.sync-interval` (5 s by default), with one flush, and
 ///   only with what still matters then: the points not delivered yet (while the broker is
@@ -21,7 +23,8 @@ import Logging
 ///   again after a power cut. Nothing to write, no write.
 ///
 /// A power cut loses at most the points accepted in the last interval that were not delivered,
-/// and a resumed activity's trip totals since its last milestone or reservation. With
+/// and a resumed activity's trip totals since its last milestone or reservation; the start after
+/// it is counted (``AgentStore/RunLedger``) and said in the log and the status. With
 /// `storage.durability: every-fix` there is no spool: every batch is written and flushed to the
 /// journal before anything of it is published, as in Myeline's first version.
 ///
@@ -159,12 +162,13 @@ final class AgentStorage: Sendable {
     }
 
     private static func tier(
-        _ directory: String, capacity: Int, durable: Bool, firstIndex: UInt64 = 0, logger: Logger
+        _ directory: String, capacity: Int, durable: Bool, spool: Bool = false, firstIndex: UInt64 = 0, logger: Logger
     ) throws -> Tier {
         let configuration = OutboxConfiguration(
             capacity: capacity,
-            // The spool never flushes; the journal flushes once per commit, itself.
-            syncPolicy: durable ? .everyAppend : .batched(records: .max, interval: .seconds(1 << 40)),
+            // The spool (memory) never flushes; the journal flushes once per commit, itself
+            // (with every-fix, at every append).
+            syncPolicy: durable ? .everyAppend : spool ? .never : .batched(records: .max, interval: .seconds(1 << 40)),
             firstIndex: firstIndex)
         let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
         return Tier(directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable)
@@ -207,7 +211,7 @@ final class AgentStorage: Sendable {
         let pending = journal.outbox.indices
         let spool: Tier
         if spoolIsCurrent {
-            spool = try tier(spoolDirectory, capacity: capacity, durable: false, logger: logger)
+            spool = try tier(spoolDirectory, capacity: capacity, durable: false, spool: true, logger: logger)
             for record in try ActivityStateStore<LocationActivityAttributes>.loadAll(
                 directory: spool.activities, logger: logger)
             {
@@ -250,7 +254,8 @@ final class AgentStorage: Sendable {
             // A fresh spool whose indices go on after the journal's: the journal's points keep their
             // own, and are delivered from it.
             spool = try tier(
-                spoolDirectory, capacity: capacity, durable: false, firstIndex: pending.upperBound, logger: logger)
+                spoolDirectory, capacity: capacity, durable: false, spool: true, firstIndex: pending.upperBound,
+                logger: logger)
             state.mapping = pending.map { ($0, $0) }
             state.journaledThrough = pending.upperBound.checkedPredecessor
             try "0".write(toFile: offsetFile(spoolDirectory), atomically: true, encoding: .utf8)
@@ -343,8 +348,11 @@ final class AgentStorage: Sendable {
             }
             return due
         }
-        // A burst faster than the reservations: this batch's numbers are on the device first.
-        if due, let failure = await commit() { return (taken.0 ?? failure, taken.1) }
+        // A burst faster than the reservations: this batch's numbers are on the device first. And
+        // points coming faster than the commits (a replay at full speed while the broker is away):
+        // a commit now, so that the spool lets go of them, and its memory stays bounded.
+        let spoolFull = primary.outbox.count >= 2 * window
+        if due || spoolFull, let failure = await commit() { return (taken.0 ?? failure, taken.1) }
         return taken
     }
 

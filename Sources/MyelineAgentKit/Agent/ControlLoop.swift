@@ -119,6 +119,12 @@ struct ControlLoop: Service, CustomStringConvertible {
     private func windDown(_ finish: Finish, core: inout AgentCore) async {
         let deadline = ContinuousClock.now.advanced(by: drainTimeout)
         func remaining() -> Duration { max(.zero, deadline - ContinuousClock.now) }
+        if !core.hasConnected, !client.isConnected {
+            // Not an outage: the start (a short replay can end before the first connection is
+            // made). Its connection is waited for, within the bound.
+            let client = client
+            _ = await withTimeout(remaining()) { try? await client.waitUntilConnected() }
+        }
         guard client.isConnected else {
             logger.warning(
                 "Shutting down offline: the last envelopes, the track points in the outbox and offline are not published; the will says offline"
