@@ -61,8 +61,8 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         try center.request(attributes: attributes, content: content)
     }
 
-    /// The activity's latest event: its start, or the change that followed it. What `events`
-    /// replays first; for publishers that act on each change at once rather than subscribe.
+    /// The activity's latest event: its start, or the change that followed it (the last of the
+    /// history `events` replays); for publishers that act on each change at once rather than subscribe.
     public var lastEvent: ActivityEvent<Attributes> { storage.withLock { $0.model.lastEvent } }
 
     /// The current content: the last one given to `request`, `update` or `end`.

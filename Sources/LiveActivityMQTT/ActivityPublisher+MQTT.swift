@@ -13,7 +13,7 @@ extension ActivityPublisher {
     /// publisher publishes `online` at each connection and follows `center` if given (before
     /// `body` can request anything, so that no event is missed), and once `body` returns it
     /// publishes what is queued and a clean `offline` (within ``farewellTimeout``, while
-    /// connected) and disconnects.
+    /// connected; also when `body` throws) and disconnects.
     ///
     /// Ends carry a message expiry at their dismissal date when `configuration` speaks MQTT 5.
     ///
@@ -46,14 +46,15 @@ extension ActivityPublisher {
                             try wire.message(for: .online(device: device, since: clock.now, instance: instance)))
                     }
                 }
-                let result: Result
+                // A body that throws says offline too: the client's clean disconnect discards the
+                // will, so the retained status would otherwise stay online.
+                let outcome: Swift.Result<Result, any Error>
                 do {
-                    result = try await body(publisher)
+                    outcome = .success(try await body(publisher))
                 } catch {
-                    group.cancelAll()
-                    throw error
+                    outcome = .failure(error)
                 }
-                if client.isConnected {
+                if client.isConnected, !Task.isCancelled {
                     publisher.enqueue(
                         try wire.message(for: .offline(device: device, since: clock.now, instance: instance)))
                     if await !publisher.waitUntilEmpty(within: farewellTimeout) {
@@ -61,7 +62,7 @@ extension ActivityPublisher {
                     }
                 }
                 group.cancelAll()
-                return result
+                return try outcome.get()
             }
         }
     }

@@ -101,6 +101,38 @@ struct ContractIntegrationTests {
         }
     }
 
+    /// A program whose body throws still leaves its device `offline` (`shutdown`) on the broker:
+    /// the client's clean disconnect discards the will, so without the farewell the retained
+    /// status stayed `online`.
+    @Test func aProgramThatThrowsStillSaysOffline() async throws {
+        struct Failure: Error {}
+        try await TestBroker.with { broker in
+            guard case .unix(let socket) = broker.address.transport else {
+                Issue.record("the default test broker listens on a unix socket")
+                return
+            }
+            let configuration = MQTTConfiguration(broker: broker.address, clientID: "contract-failing")
+            await #expect(throws: Failure.self) {
+                try await ActivityPublisher.withPublisher(
+                    configuration: configuration, device: Self.device, logger: Logger(label: "test")
+                ) { publisher in
+                    let online = try Self.mosquittoSub(["--unix", socket, "-t", Self.tree.allStatus, "-C", "1"])
+                    defer { online.signal(SIGKILL) }
+                    try await online.waitForLine(containing: "\"state\":\"online\"")
+                    throw Failure()
+                }
+            }
+            // The retained status, read at once by a new subscriber.
+            let retained = try Self.mosquittoSub(["--unix", socket, "-t", Self.tree.allStatus, "-C", "1"])
+            defer { retained.signal(SIGKILL) }
+            #expect(try await retained.waitForExit() == 0)
+            let status = try WireCodec.decode(
+                StatusMessage.self, from: Data(retained.output.trimmingCharacters(in: .newlines).utf8))
+            #expect(status.state == .offline)
+            #expect(status.reason == .shutdown)
+        }
+    }
+
     /// The retained activity envelopes a subscriber starting now receives, read by a second
     /// `mosquitto_sub`: `--retained-only` makes it exit at the first live message, which the test
     /// publishes (from a client of its own) once that subscriber is subscribed, so no waiting for
