@@ -47,7 +47,8 @@ public final class ActivityCenter: Sendable {
     /// - Parameter id: the activity's id; nil for a lowercased UUID.
     /// - Throws: `ActivityError` `.tooManyActivities` when `maximumActivities` are live,
     ///   `.duplicateActivityID` when a live activity has `id`, `.invalidActivityID` when `id` is not
-    ///   1-64 characters a-z, 0-9, `.`, `_` or `-` starting with a letter or digit.
+    ///   1-64 characters a-z, 0-9, `.`, `_` or `-` starting with a letter or digit,
+    ///   `.invalidAttributesType` when `Attributes.typeName` is not such an id either.
     public func request<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String? = nil
     ) throws(ActivityError) -> Activity<Attributes> {
@@ -72,6 +73,7 @@ public final class ActivityCenter: Sendable {
     private func add<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, resumingAfter: Int?
     ) throws(ActivityError) -> Activity<Attributes> {
+        try ActivityModel<Attributes>.validateTypeName()
         try ActivityModel<Attributes>.validate(id: id)
         tickAll()
         let activity = try registry.withLock { registry throws(ActivityError) in

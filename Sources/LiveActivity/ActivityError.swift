@@ -12,6 +12,8 @@ public struct ActivityError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let duplicateActivityID = Code(name: "duplicateActivityID")
         /// An activity id does not follow the identifier syntax.
         public static let invalidActivityID = Code(name: "invalidActivityID")
+        /// An attributes type's name (`typeName`) does not follow the identifier syntax.
+        public static let invalidAttributesType = Code(name: "invalidAttributesType")
         /// A device id does not follow the identifier syntax.
         public static let invalidDeviceID = Code(name: "invalidDeviceID")
         /// A topic prefix is not a valid MQTT topic prefix.

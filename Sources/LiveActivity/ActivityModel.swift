@@ -58,6 +58,19 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
         }
     }
 
+    /// Checks that `Attributes.typeName` can go on the wire as `attributes-type` (docs/topics.md,
+    /// attributes types): receivers reject an envelope whose type is not an id.
+    ///
+    /// - Throws: `ActivityError` `.invalidAttributesType` naming the type and the rule.
+    public static func validateTypeName() throws(ActivityError) {
+        if let problem = Identifier.problem(Attributes.typeName, as: .attributesType) {
+            throw ActivityError(
+                .invalidAttributesType,
+                "cannot start an activity of \(Attributes.self): \(problem) (name your own types with a reversed domain name, such as \"com.example.pin\")"
+            )
+        }
+    }
+
     /// The current lifecycle state.
     public var state: ActivityState { machine.state }
 

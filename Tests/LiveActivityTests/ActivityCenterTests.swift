@@ -46,6 +46,32 @@ struct ActivityCenterTests {
             try Fixtures.startActivity(in: center, id: "trip-1").activityState == .active, "reusable once dismissed")
     }
 
+    /// An attributes type whose name cannot go on the wire.
+    struct BadlyNamedAttributes: ActivityAttributes {
+        static let typeName = "Com.Example/Pin"
+        typealias ContentState = PinAttributes.ContentState
+    }
+
+    @Test("an attributes type whose name is not an id is refused at the request, naming it and the rule")
+    func invalidTypeName() throws {
+        let (center, _) = Fixtures.center()
+        let refused = #expect(throws: ActivityError.self) {
+            try center.request(
+                attributes: BadlyNamedAttributes(),
+                content: ActivityContent(state: .init(count: 0, note: ""), staleDate: nil))
+        }
+        #expect(refused?.code == .invalidAttributesType)
+        #expect(
+            refused?.message
+                == "cannot start an activity of BadlyNamedAttributes: invalid attributes type \"Com.Example/Pin\": "
+                + "\(Fixtures.idRule) (name your own types with a reversed domain name, such as \"com.example.pin\")")
+        #expect(center.activities(of: BadlyNamedAttributes.self).isEmpty)
+        let pin = try center.request(
+            attributes: PinAttributes(label: "bay 3"),
+            content: ActivityContent(state: .init(count: 0, note: ""), staleDate: nil))
+        #expect(pin.activityState == .active, "a well-named type of another program starts")
+    }
+
     @Test("a resumed activity keeps its id and continues its sequence with an update")
     func resume() async throws {
         let (center, _) = Fixtures.center()
