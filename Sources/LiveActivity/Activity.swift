@@ -93,8 +93,10 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// Replaces the content, optionally with an alert; the state becomes stale or active from the
     /// new content's stale date.
     ///
-    /// - Throws: `ActivityError` `.activityEnded` if the activity has ended or was dismissed.
+    /// - Throws: `ActivityError` `.activityEnded` if the activity has ended or was dismissed,
+    ///   `.contentTooLarge` when the content state takes more than 4 KiB as JSON.
     public func update(_ content: Content, alertConfiguration: AlertConfiguration? = nil) throws(ActivityError) {
+        try ActivityModel<Attributes>.validateSize(of: content.state)
         let now = clock.now
         try apply { model throws(ActivityError) in try model.update(content, alert: alertConfiguration, now: now) }
     }
@@ -102,8 +104,10 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// Ends the activity, optionally with final content (nil keeps the current content), and
     /// schedules its dismissal by `dismissalPolicy`.
     ///
-    /// - Throws: `ActivityError` `.activityEnded` if the activity has ended or was dismissed.
+    /// - Throws: `ActivityError` `.activityEnded` if the activity has ended or was dismissed,
+    ///   `.contentTooLarge` when the final content state takes more than 4 KiB as JSON.
     public func end(_ content: Content?, dismissalPolicy: ActivityUIDismissalPolicy = .default) throws(ActivityError) {
+        if let content { try ActivityModel<Attributes>.validateSize(of: content.state) }
         let now = clock.now
         try apply { model throws(ActivityError) in try model.end(content, dismissalPolicy: dismissalPolicy, now: now) }
     }

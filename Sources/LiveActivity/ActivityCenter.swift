@@ -48,7 +48,8 @@ public final class ActivityCenter: Sendable {
     /// - Throws: `ActivityError` `.tooManyActivities` when `maximumActivities` are live,
     ///   `.duplicateActivityID` when a live activity has `id`, `.invalidActivityID` when `id` is not
     ///   1-64 characters a-z, 0-9, `.`, `_` or `-` starting with a letter or digit,
-    ///   `.invalidAttributesType` when `Attributes.typeName` is not such an id either.
+    ///   `.invalidAttributesType` when `Attributes.typeName` is not such an id either,
+    ///   `.contentTooLarge` when the content state takes more than 4 KiB as JSON.
     public func request<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String? = nil
     ) throws(ActivityError) -> Activity<Attributes> {
@@ -74,6 +75,7 @@ public final class ActivityCenter: Sendable {
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, resumingAfter: Int?
     ) throws(ActivityError) -> Activity<Attributes> {
         try ActivityModel<Attributes>.validateTypeName()
+        try ActivityModel<Attributes>.validateSize(of: content.state)
         try ActivityModel<Attributes>.validate(id: id)
         tickAll()
         let activity = try registry.withLock { registry throws(ActivityError) in

@@ -71,6 +71,26 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
         }
     }
 
+    /// The most bytes a content state may take as JSON (`content-state` as the wire writes it):
+    /// 4 KiB, the limit ActivityKit puts on an activity's dynamic data.
+    public static var maximumContentStateSize: Int { 4096 }
+
+    /// Checks that `state` fits ``maximumContentStateSize`` as JSON.
+    ///
+    /// - Throws: `ActivityError` `.contentTooLarge` with the size and the limit, or
+    ///   `.invalidPayload` when it does not encode at all.
+    public static func validateSize(of state: Attributes.ContentState) throws(ActivityError) {
+        guard let size = WireCodec.size(of: state) else {
+            throw ActivityError(.invalidPayload, "the content state of \(Attributes.self) does not encode as JSON")
+        }
+        guard size <= maximumContentStateSize else {
+            throw ActivityError(
+                .contentTooLarge,
+                "the content state is \(size) bytes as JSON, over the \(maximumContentStateSize) bytes (4 KiB) ActivityKit also allows: shorten its texts"
+            )
+        }
+    }
+
     /// The current lifecycle state.
     public var state: ActivityState { machine.state }
 

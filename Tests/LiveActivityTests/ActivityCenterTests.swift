@@ -52,6 +52,32 @@ struct ActivityCenterTests {
         typealias ContentState = PinAttributes.ContentState
     }
 
+    @Test("a content state over ActivityKit's 4 KiB is refused at the request, update and end, changing nothing")
+    func contentTooLarge() throws {
+        let (center, _) = Fixtures.center()
+        let large = ActivityContent(
+            state: PinAttributes.ContentState(count: 1, note: String(repeating: "x", count: 4096)), staleDate: nil)
+        let message =
+            "the content state is 4117 bytes as JSON, over the 4096 bytes (4 KiB) ActivityKit also allows: shorten its texts"
+        let requested = #expect(throws: ActivityError.self) {
+            try center.request(attributes: PinAttributes(label: "bay 3"), content: large)
+        }
+        #expect(requested?.code == .contentTooLarge)
+        #expect(requested?.message == message)
+        #expect(center.activities(of: PinAttributes.self).isEmpty)
+
+        // Exactly 4096 bytes: allowed.
+        let fits = ActivityContent(
+            state: PinAttributes.ContentState(count: 1, note: String(repeating: "x", count: 4075)), staleDate: nil)
+        let pin = try center.request(attributes: PinAttributes(label: "bay 3"), content: fits)
+        let updated = #expect(throws: ActivityError.self) { try pin.update(large) }
+        let ended = #expect(throws: ActivityError.self) { try pin.end(large, dismissalPolicy: .immediate) }
+        #expect([updated?.message, ended?.message] == [message, message])
+        #expect(pin.content == fits)
+        #expect(pin.activityState == .active)
+        #expect(pin.lastEvent.seq == 1)
+    }
+
     @Test("an attributes type whose name is not an id is refused at the request, naming it and the rule")
     func invalidTypeName() throws {
         let (center, _) = Fixtures.center()

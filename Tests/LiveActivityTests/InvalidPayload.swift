@@ -173,7 +173,7 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
         .init(
             "unknown intent", .command, golden: "command", replacing: #""intent":"start""#,
             with: #""intent":"launch""#,
-            problem: #"'intent': "launch" is not one of "start", "stop", "pause", "resume", "report""#),
+            problem: #"'intent': "launch" is not one of "start", "stop", "pause", "resume", "report", "update""#),
         .init(
             "command without timestamp", .command, golden: "command", replacing: #","timestamp":1700000000"#,
             with: "", problem: "missing key 'timestamp'"),
