@@ -22,17 +22,15 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     private struct Storage {
         var model: ActivityModel<Attributes>
         var subscribers = Registrations<ActivitySubscriber<Attributes>>()
-        /// The center's consumers of every activity's events (``ActivityCenter/events``): not
-        /// finished at the dismissal, only forgotten.
-        var observers: [AsyncStream<AnyActivityEvent>.Continuation] = []
+        /// The observers of the activity's events (``observeEvents(_:)``, the center's
+        /// ``ActivityCenter/observeEvents(_:)``): forgotten at the dismissal or their cancellation.
+        var observers: [EventObservation] = []
 
-        /// Sends an event to the center's consumers, forgetting those that stopped.
+        /// Hands an event to the observers, forgetting those that were cancelled.
         mutating func observe(_ event: ActivityEvent<Attributes>) {
             guard !observers.isEmpty else { return }
             let erased = AnyActivityEvent(event)
-            observers.removeAll { observer in
-                if case .terminated = observer.yield(erased) { true } else { false }
-            }
+            observers.removeAll { !$0.deliver(erased) }
         }
     }
 
@@ -147,11 +145,20 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
         if changed { didChange() }
     }
 
-    /// Gives a consumer of the center's ``ActivityCenter/events`` this activity's events: its
-    /// history now, then every later one until the dismissal.
-    func attach(_ observer: AsyncStream<AnyActivityEvent>.Continuation) {
+    /// Calls `handler` with the activity's events, of any attributes type: its history in brief
+    /// at once (as ``events`` replays it), then every later event as it happens, until the
+    /// dismissal or the observation's cancellation. What a publisher that must miss nothing
+    /// uses: the handler runs synchronously under the activity's lock (``EventObservation``).
+    public func observeEvents(_ handler: @escaping @Sendable (AnyActivityEvent) -> Void) -> EventObservation {
+        let observation = EventObservation(handler)
+        attach(observation)
+        return observation
+    }
+
+    /// Gives an observer this activity's history now, then every later event until the dismissal.
+    func attach(_ observer: EventObservation) {
         storage.withLock { storage in
-            for event in storage.model.history { observer.yield(AnyActivityEvent(event)) }
+            for event in storage.model.history where !observer.deliver(AnyActivityEvent(event)) { return }
             if storage.model.state != .dismissed { storage.observers.append(observer) }
         }
     }

@@ -25,7 +25,7 @@ public final class ActivityCenter: Sendable {
     /// requested while a consumer subscribes is given to it exactly once.
     private struct Registry {
         var activities: [any ActivityLifecycle] = []
-        var observers = Registrations<AsyncStream<AnyActivityEvent>.Continuation>()
+        var observers = Registrations<EventObservation>()
     }
 
     /// Creates a center with a clock and a limit on live activities (8 by default).
@@ -117,14 +117,28 @@ public final class ActivityCenter: Sendable {
     /// It never finishes; ending the iteration unsubscribes.
     public var events: ActivityUpdates<AnyActivityEvent> {
         let (stream, continuation) = AsyncStream<AnyActivityEvent>.makeStream()
+        let observation = observeEvents { continuation.yield($0) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return ActivityUpdates(stream)
+    }
+
+    /// Calls `handler` with every event of every activity of the center, of any attributes type:
+    /// first the history in brief of the activities live now, then every event as it happens, of
+    /// these and of the activities requested later, from their start, until the observation is
+    /// cancelled. The handler runs synchronously, on the task that made the change, under the
+    /// activity's lock (``EventObservation``): an event is handed on before the call that caused
+    /// it returns, so a publisher that observes before the first request misses none and knows,
+    /// when the program's last call returns, that it has every event.
+    public func observeEvents(_ handler: @escaping @Sendable (AnyActivityEvent) -> Void) -> EventObservation {
+        let observation = EventObservation(handler)
         let token = registry.withLock { registry in
-            for activity in registry.activities where !activity.isDismissed { activity.attach(continuation) }
-            return registry.observers.add(continuation)
+            for activity in registry.activities where !activity.isDismissed { activity.attach(observation) }
+            return registry.observers.add(observation)
         }
-        continuation.onTermination = { [weak self] _ in
+        observation.whenCancelled { [weak self] in
             self?.registry.withLock { $0.observers.remove(token) }
         }
-        return ActivityUpdates(stream)
+        return observation
     }
 
     /// Applies the current time to every activity at once: those past their stale date turn
@@ -160,8 +174,8 @@ protocol ActivityLifecycle: AnyObject, Sendable {
     /// When time next changes the activity's state; nil when only a change can.
     var nextDeadline: Date? { get }
     func tick(now: Date)
-    /// Gives a consumer of ``ActivityCenter/events`` the activity's history, then its events.
-    func attach(_ observer: AsyncStream<AnyActivityEvent>.Continuation)
+    /// Gives an observer of the center the activity's history, then its events.
+    func attach(_ observer: EventObservation)
 }
 
 extension Activity: ActivityLifecycle {

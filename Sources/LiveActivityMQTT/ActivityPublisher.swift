@@ -35,9 +35,8 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     private let state = Locked(State())
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
-    /// What ``run()`` consumes besides the queue: one loop per followed center or activity.
-    private let sources: AsyncStream<@Sendable () async -> Void>
-    private let source: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// The centers and activities followed, whose events are queued as they happen.
+    private let observations = Locked<[EventObservation]>([])
 
     private struct State {
         var queue = PublishQueue()
@@ -59,27 +58,31 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
         self.logger = logger
         self.delivered = delivered
         (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (sources, source) = AsyncStream<@Sendable () async -> Void>.makeStream()
+    }
+
+    deinit {
+        for observation in observations.withLock({ $0 }) { observation.cancel() }
     }
 
     /// Publishes every event of `center`'s activities from now on, of any attributes type: the
-    /// brief history of those live now (``LiveActivity/ActivityCenter/events``), then each event
-    /// as it happens, those of activities requested later from their start. Call it before the
-    /// first request and no event is missed, even before ``run()`` starts.
+    /// brief history of those live now, then each event as it happens, those of activities
+    /// requested later from their start (``LiveActivity/ActivityCenter/observeEvents(_:)``).
+    /// Each event is queued before the call that caused it returns, so: follow before the first
+    /// request and no event is missed, even before ``run()`` starts; and once the program's last
+    /// change has returned, ``waitUntilEmpty(within:)`` waits for it too.
     public func follow(_ center: ActivityCenter) {
-        let events = center.events
-        source.yield { [self] in
-            for await event in events { publish(event) }
-        }
+        observe(center.observeEvents { [weak self] event in self?.publish(event) })
     }
 
-    /// Publishes `activity`'s events: its start and end even when it is followed late (the
-    /// history of ``LiveActivity/Activity/events``), then every later event until its dismissal.
+    /// Publishes `activity`'s events: its start and end even when it is followed late (its
+    /// history, as ``LiveActivity/Activity/events`` replays it), then every later event until its
+    /// dismissal, each queued before the call that caused it returns.
     public func follow<Attributes>(_ activity: Activity<Attributes>) {
-        let events = activity.events
-        source.yield { [self] in
-            for await event in events { publish(AnyActivityEvent(event)) }
-        }
+        observe(activity.observeEvents { [weak self] event in self?.publish(event) })
+    }
+
+    private func observe(_ observation: EventObservation) {
+        observations.withLock { $0.append(observation) }
     }
 
     /// Queues a message of the contract (made by ``wire``) behind those waiting.
@@ -114,17 +117,11 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
         } ?? false
     }
 
-    /// Publishes what is queued and what the followed centers and activities do, until
+    /// Publishes what is queued (the followed centers' and activities' events among it), until
     /// cancelled or graceful shutdown.
     public func run() async {
         await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await self.send() }
-                for await follow in self.sources {
-                    group.addTask { await follow() }
-                }
-                group.cancelAll()
-            }
+            await self.send()
         }
         resumeWaiters { _ in true }
     }

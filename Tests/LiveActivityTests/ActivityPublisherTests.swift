@@ -25,6 +25,11 @@ struct ActivityPublisherTests {
         func publish(_ message: WireMessage) async throws {
             continuation.yield(message)
         }
+
+        /// Ends `messages` after what was published.
+        func finish() {
+            continuation.finish()
+        }
     }
 
     static let wire = ActivityWire(device: try! Fixtures.device())
@@ -82,6 +87,27 @@ struct ActivityPublisherTests {
         let end = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: messages[3].payload)
         #expect(end.dismissalDate == dismissal)
         #expect(end.content.state == State(distance: 5))
+    }
+
+    /// The events are queued before the call that made them returns, so a program's farewell
+    /// (`withPublisher`: wait until empty, then `offline`) covers its last change; when a task
+    /// followed the events later, the offline could go out before the end and the clear.
+    @Test("a followed center's events are queued before the change returns, before run() has started")
+    func queuedAtOnce() async throws {
+        let (center, _) = Fixtures.center()
+        let sink = RecordingSink()
+        let publisher = ActivityPublisher(wire: Self.wire, sink: sink, logger: Logger(label: "test"))
+        publisher.follow(center)
+        let activity = try Fixtures.startActivity(in: center, id: "trip-5")
+        try activity.end(nil, dismissalPolicy: .immediate)
+        #expect(!publisher.isEmpty, "start, end and clear wait in the queue")
+        await withDiscardingTaskGroup { group in
+            group.addTask { await publisher.run() }
+            #expect(await publisher.waitUntilEmpty(within: .seconds(30)))
+            group.cancelAll()
+        }
+        sink.finish()
+        #expect(Self.names(await sink.messages.collect()) == ["trip-5 start 1", "trip-5 end 2", "trip-5 clear"])
     }
 
     @Test("a publisher that follows an activity after its end still publishes its start and end, then the clear")
