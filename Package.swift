@@ -157,6 +157,57 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Examples/: the ActivityKit apps Myeline comes from, as programs on the library (built
+        // with the package, run by IntegrationTests' ExamplesIntegrationTests; Examples/README.md).
+        .executableTarget(
+            name: "example-location",
+            dependencies: [
+                "LiveActivity", "LiveActivityMQTT", "Location", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/LocationApp",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-steps",
+            dependencies: [
+                "LiveActivity", "LiveActivityMQTT", "Location", "MQTT", "Tracking",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/StepTracker",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "DeliveryModel",
+            dependencies: ["LiveActivity"],
+            path: "Examples/DeliveryModel",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-delivery",
+            dependencies: [
+                "DeliveryModel", "LiveActivity", "LiveActivityMQTT", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/DeliveryTracker",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-delivery-server",
+            dependencies: [
+                "DeliveryModel", "LiveActivity", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/DeliveryServer",
+            swiftSettings: strict
+        ),
         // The executable: `main` only.
         .executableTarget(
             name: "MyelineAgent",
@@ -298,7 +349,8 @@ let package = Package(
                 "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "LiveActivityMQTT", "Location",
                 "Locking",
                 "Tracking",
-                "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
+                "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit", "DeliveryModel", "example-location",
+                "example-steps", "example-delivery", "example-delivery-server",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
