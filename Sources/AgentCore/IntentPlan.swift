@@ -25,8 +25,9 @@ public enum IntentPlan: Hashable, Sendable {
     /// and `ended` its ended ones not yet dismissed.
     ///
     /// A command names its activity with `activity`, or means the newest running one. A `start`
-    /// answers with the running activity unless `new` asks for another; `new` is refused on other
-    /// intents. Pause and resume of a trip already in that state are carried out (they change nothing).
+    /// answers with the running activity unless `new` asks for another (and is refused when it
+    /// carries attributes, a status or a relevance score, which the answer would drop); `new` is
+    /// refused on other intents. Pause and resume of a trip already in that state are carried out (they change nothing).
     /// The changes a command carries are checked as the configuration checks its keys
     /// (``problem(with:)``); an `update` of an ended activity is refused.
     public init(_ command: Command, running: [String], ended: [String] = []) {
@@ -49,12 +50,21 @@ public enum IntentPlan: Hashable, Sendable {
         let target = command.activity ?? running.last
         switch command.intent {
         case .start:
+            // The running activity a start answers with, if it does not start one.
+            let answer: String?
             if let named = command.activity, running.contains(named) {
-                self = .answer(activity: named)
-            } else if let newest = running.last, !command.new {
-                self = .answer(activity: newest)
+                answer = named
             } else {
-                self = .start(id: command.activity)
+                answer = command.new ? nil : running.last
+            }
+            let carriesChanges = command.attributes != nil || command.status != nil || command.relevanceScore != nil
+            switch (answer, carriesChanges) {
+            case (let running?, true):
+                // Answering with the running one would drop what the start carries.
+                self = .refuse(
+                    "activity \"\(running)\" is running: a start does not change it; send update, or start with new")
+            case (let running?, false): self = .answer(activity: running)
+            case (nil, _): self = .start(id: command.activity)
             }
         case .report:
             self = .report(target)

@@ -118,6 +118,10 @@ struct AgentCorePushTests {
             ),
             (command(.update, new: true, status: "x"), .refuse("\"new\" applies to start only, not to update")),
             (command(.start, new: true, attributes: Command.Attributes(name: "Van 8")), .start(id: nil)),
+            (
+                command(.start, status: "Loading"),
+                .refuse("activity \"b\" is running: a start does not change it; send update, or start with new")
+            ),
             (command(.start, destination: depot), .refuse("\"destination\" applies to update only, not to start")),
             (
                 command(.pause, attributes: Command.Attributes()),
