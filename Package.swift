@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "myeline-agent", targets: ["MyelineAgent"]),
         .executable(name: "myeline-aggregator", targets: ["MyelineAggregator"]),
         .library(name: "LiveActivity", targets: ["LiveActivity"]),
+        .library(name: "LiveActivityMQTT", targets: ["LiveActivityMQTT"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
         .library(name: "Board", targets: ["Board"]),
@@ -63,6 +64,19 @@ let package = Package(
         .target(
             name: "LiveActivity",
             dependencies: ["Locking"],
+            swiftSettings: strict
+        ),
+        // LiveActivity over MQTT: ActivityPublisher (the agent's publishing path too) and MQTTClient as its sink.
+        .target(
+            name: "LiveActivityMQTT",
+            dependencies: [
+                "AsyncSupport",
+                "LiveActivity",
+                "Locking",
+                "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         // Other tools' wire formats: OwnTracks JSON and Home Assistant MQTT discovery; pure, no I/O.
@@ -138,6 +152,7 @@ let package = Package(
                 "AsyncSupport",
                 "Interop",
                 "LiveActivity",
+                "LiveActivityMQTT",
                 "Location",
                 "Locking",
                 "MQTT",
@@ -148,6 +163,57 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        // Examples/: the ActivityKit apps Myeline comes from, as programs on the library (built
+        // with the package, run by IntegrationTests' ExamplesIntegrationTests; Examples/README.md).
+        .executableTarget(
+            name: "example-location",
+            dependencies: [
+                "LiveActivity", "LiveActivityMQTT", "Location", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/LocationApp",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-steps",
+            dependencies: [
+                "LiveActivity", "LiveActivityMQTT", "Location", "MQTT", "Tracking",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/StepTracker",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "DeliveryModel",
+            dependencies: ["LiveActivity"],
+            path: "Examples/DeliveryModel",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-delivery",
+            dependencies: [
+                "DeliveryModel", "LiveActivity", "LiveActivityMQTT", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/DeliveryTracker",
+            exclude: ["README.md"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-delivery-server",
+            dependencies: [
+                "DeliveryModel", "LiveActivity", "MQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/DeliveryServer",
             swiftSettings: strict
         ),
         // The executable: `main` only.
@@ -219,7 +285,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveActivityTests",
-            dependencies: ["LiveActivity", "TestSupport"],
+            dependencies: [
+                "LiveActivity", "LiveActivityMQTT", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -286,8 +355,11 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "Location", "Locking", "Tracking",
-                "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit",
+                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "LiveActivityMQTT", "Location",
+                "Locking",
+                "Tracking",
+                "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit", "DeliveryModel", "example-location",
+                "example-steps", "example-delivery", "example-delivery-server",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -64,15 +64,29 @@ extension AgentCore {
         }
     }
 
-    /// Starts a new activity with the tracker's first content (no location until a fix).
+    /// Starts a new activity with the tracker's first content (no location until a fix); a
+    /// `start` command's attributes replace the configured ones, its status and relevance score
+    /// are the content's (push-to-start).
     ///
-    /// - Throws: `ActivityError` for an invalid or duplicate id, or when the activity limit is reached.
-    mutating func start(id: String?, now: Date, into batch: inout Batch) throws(ActivityError) -> String {
+    /// - Throws: `ActivityError` for an invalid or duplicate id, when the activity limit is
+    ///   reached, or `.contentTooLarge` when the first content state is over 4 KiB as JSON.
+    mutating func start(id: String?, command: Command? = nil, now: Date, into batch: inout Batch) throws(ActivityError)
+        -> String
+    {
         let id = id ?? makeID()
         try admit(id)
-        var tracker = makeTracker(attributes: settings.attributes, now: now, resuming: nil)
+        var attributes = settings.attributes
+        if let given = command?.attributes {
+            attributes.name = given.name ?? attributes.name
+            attributes.vehicle = given.vehicle ?? attributes.vehicle
+            attributes.driver = given.driver ?? attributes.driver
+            attributes.destination = given.destination ?? attributes.destination
+        }
+        let remote = TripAccumulator.Snapshot(status: command?.status, relevanceScore: command?.relevanceScore)
+        var tracker = makeTracker(attributes: attributes, now: now, resuming: remote)
         let content = tracker.start(now: now).content ?? tracker.content(now: now)
-        let model = ActivityModel(id: id, attributes: settings.attributes, content: content, now: now)
+        try ActivityModel<Attributes>.validateSize(of: content.state)
+        let model = ActivityModel(id: id, attributes: attributes, content: content, now: now)
         trips.append(Trip(model: model, tracker: tracker, trackSeq: 0))
         batch.log(.info, "Activity started", ["myeline.device": settings.device.rawValue, "myeline.activity": id])
         return id
@@ -223,11 +237,7 @@ extension AgentCore {
         }
         var expiry: UInt32?
         if settings.messageExpiry, case .end(_, let dismissal) = event.kind {
-            // Rounded up, plus a second: mosquitto counts the interval from its clock's whole
-            // second (up to a second before the message arrived), and the broker must drop the
-            // message no earlier than its dismissal date.
-            let seconds = dismissal.timeIntervalSince(now).rounded(.up) + 1
-            if seconds >= 1 { expiry = UInt32(min(seconds, Double(UInt32.max))) }
+            expiry = ActivityWire.expiry(until: dismissal, from: now)
         }
         return [.envelope(envelope, expiry: expiry)]
     }

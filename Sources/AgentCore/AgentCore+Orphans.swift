@@ -11,12 +11,19 @@ extension AgentCore {
     /// A retained message on one of this device's activity topics: one the agent does not know
     /// is an orphan (its state was lost, or another process published it), ended and cleared.
     /// Not while another agent uses this device id: the activity is most likely its own, and
-    /// ending it would make the two undo each other's activities. Past ``maximumOrphans``, an
-    /// orphan is only counted (``ignoredOrphans``) and stays on the broker.
+    /// ending it would make the two undo each other's activities. Nor an activity of another
+    /// attributes type: the agent runs location activities only, and one of another type is a
+    /// program's on this device (docs/library.md), not the agent's to end. Past
+    /// ``maximumOrphans``, an orphan is only counted (``ignoredOrphans``) and stays on the broker.
     mutating func reconcile(activityID: String, payload: [UInt8], now: Date, into batch: inout Batch) {
         guard !payload.isEmpty, !conflict.isDetected, !trips.contains(where: { $0.id == activityID }),
             pendingClears[activityID] == nil, !finished.contains(activityID)
         else { return }
+        if let header = try? WireCodec.decode(EnvelopeHeader.self, from: Data(payload)),
+            header.attributesType != Attributes.typeName
+        {
+            return
+        }
         guard orphansEnded < Self.maximumOrphans else {
             ignoredOrphans += 1
             return

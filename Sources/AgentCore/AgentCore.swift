@@ -75,7 +75,7 @@ public struct AgentCore: Sendable {
         /// the device at its next commit rather than only when it renews their seqs.
         case persist(points: [TrackPointEntry], activities: [Record], milestones: Set<String>)
         /// Publish a message (queued; the queue keeps the order and keeps only the newest of
-        /// replaceable ones waiting, ``Outgoing/isReplaceable``).
+        /// replaceable ones waiting, `LiveActivity`'s `PublishQueue`).
         case publish(Outgoing)
         /// Delete an activity's saved record: it is over.
         case removeState(activityID: String)
@@ -104,16 +104,6 @@ public struct AgentCore: Sendable {
         case status(StatusMessage)
         /// A command result, QoS 1, not retained.
         case reply(CommandResult)
-
-        /// Whether a newer message of the same kind and topic may replace this one while it waits:
-        /// an update envelope (the newest content is what counts) and the status.
-        public var isReplaceable: Bool {
-            switch self {
-            case .envelope(let envelope, _): envelope.header.event == .update
-            case .status: true
-            case .clear, .reply: false
-            }
-        }
     }
 
     /// A track point to append to the outbox: the topic and the encoded point.

@@ -2,7 +2,13 @@ import Foundation
 import Locking
 
 /// The live activities of one device, as ActivityKit's `Activity.activities` and its limit on
-/// how many may run at once; ``run()`` lets time act on them (stale, dismissed).
+/// how many may run at once.
+///
+/// Activities keep their own time, as on iOS: the center turns them stale at their stale date and
+/// dismisses ended ones at their dismissal date by itself, with a timer on ``clock`` that runs
+/// only while an activity has such a date (one task per center, which ends with the center: keep
+/// the center for as long as its activities are in use). A manual clock in tests moves them
+/// deterministically.
 ///
 /// Safe to use from any task. An activity counts as live until it is dismissed, so an ended one
 /// still counts during its dismissal delay, as on iOS.
@@ -12,13 +18,25 @@ public final class ActivityCenter: Sendable {
     /// How many activities may be live at once.
     public let maximumActivities: Int
 
-    private let live = Locked<[any ActivityLifecycle]>([])
-    private let wakers = Locked(Registrations<AsyncStream<Void>.Continuation>())
+    private let registry = Locked(Registry())
+    private let timer: DeadlineTimer
+
+    /// The activities, and the consumers of all their events, under one lock: an activity
+    /// requested while a consumer subscribes is given to it exactly once.
+    private struct Registry {
+        var activities: [any ActivityLifecycle] = []
+        var observers = Registrations<EventObservation>()
+    }
 
     /// Creates a center with a clock and a limit on live activities (8 by default).
     public init(clock: any WallClock, maximumActivities: Int = 8) {
         self.clock = clock
         self.maximumActivities = maximumActivities
+        timer = DeadlineTimer(clock: clock)
+    }
+
+    deinit {
+        timer.stop()
     }
 
     /// Starts an activity with attributes and first content; its start is event 1 of its `events`.
@@ -29,7 +47,9 @@ public final class ActivityCenter: Sendable {
     /// - Parameter id: the activity's id; nil for a lowercased UUID.
     /// - Throws: `ActivityError` `.tooManyActivities` when `maximumActivities` are live,
     ///   `.duplicateActivityID` when a live activity has `id`, `.invalidActivityID` when `id` is not
-    ///   1-64 characters a-z, 0-9, `.`, `_` or `-` starting with a letter or digit.
+    ///   1-64 characters a-z, 0-9, `.`, `_` or `-` starting with a letter or digit,
+    ///   `.invalidAttributesType` when `Attributes.typeName` is not such an id either,
+    ///   `.contentTooLarge` when the content state takes more than 4 KiB as JSON.
     public func request<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String? = nil
     ) throws(ActivityError) -> Activity<Attributes> {
@@ -54,10 +74,13 @@ public final class ActivityCenter: Sendable {
     private func add<Attributes: ActivityAttributes>(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, id: String, resumingAfter: Int?
     ) throws(ActivityError) -> Activity<Attributes> {
+        try ActivityModel<Attributes>.validateTypeName()
+        try ActivityModel<Attributes>.validateSize(of: content.state)
         try ActivityModel<Attributes>.validate(id: id)
         tickAll()
-        let activity = try live.withLock { live throws(ActivityError) in
-            live.removeAll { $0.isDismissed }
+        let activity = try registry.withLock { registry throws(ActivityError) in
+            registry.activities.removeAll { $0.isDismissed }
+            let live = registry.activities
             guard !live.contains(where: { $0.id == id }) else {
                 throw ActivityError(.duplicateActivityID, "cannot start activity \"\(id)\": one with that id is live")
             }
@@ -70,78 +93,77 @@ public final class ActivityCenter: Sendable {
             let activity = Activity(
                 id: id, attributes: attributes, content: content, clock: clock, resumingAfter: resumingAfter
             ) { [weak self] in
-                self?.wake()
+                self?.reschedule()
             }
-            live.append(activity)
+            for observer in registry.observers.all { activity.attach(observer) }
+            registry.activities.append(activity)
             return activity
         }
-        wake()
+        reschedule()
         return activity
     }
 
     /// The live (not dismissed) activities with attributes of type `type`, oldest first.
     public func activities<Attributes: ActivityAttributes>(of type: Attributes.Type) -> [Activity<Attributes>] {
-        live.withLock { $0.compactMap { $0 as? Activity<Attributes> } }.filter { !$0.isDismissed }
+        registry.withLock { $0.activities.compactMap { $0 as? Activity<Attributes> } }.filter { !$0.isDismissed }
+    }
+
+    /// Every event of every activity of the center, of any attributes type, for one consumer:
+    /// first the events so far in brief of the activities live now (as ``Activity/events`` gives
+    /// them), then every event in the order it happens, of these and of the activities requested
+    /// later, from their start; none is missed, however late the consumer iterates (the stream
+    /// buffers them). What a publisher follows (`ActivityPublisher`).
+    ///
+    /// It never finishes; ending the iteration unsubscribes.
+    public var events: ActivityUpdates<AnyActivityEvent> {
+        let (stream, continuation) = AsyncStream<AnyActivityEvent>.makeStream()
+        let observation = observeEvents { continuation.yield($0) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return ActivityUpdates(stream)
+    }
+
+    /// Calls `handler` with every event of every activity of the center, of any attributes type:
+    /// first the history in brief of the activities live now, then every event as it happens, of
+    /// these and of the activities requested later, from their start, until the observation is
+    /// cancelled. The handler runs synchronously, on the task that made the change, under the
+    /// activity's lock (``EventObservation``): an event is handed on before the call that caused
+    /// it returns, so a publisher that observes before the first request misses none and knows,
+    /// when the program's last call returns, that it has every event.
+    public func observeEvents(_ handler: @escaping @Sendable (AnyActivityEvent) -> Void) -> EventObservation {
+        let observation = EventObservation(handler)
+        let token = registry.withLock { registry in
+            for activity in registry.activities where !activity.isDismissed { activity.attach(observation) }
+            return registry.observers.add(observation)
+        }
+        observation.whenCancelled { [weak self] in
+            self?.registry.withLock { $0.observers.remove(token) }
+        }
+        return observation
     }
 
     /// Applies the current time to every activity at once: those past their stale date turn
     /// stale, ended ones past their dismissal date are dismissed.
+    ///
+    /// The center's timer does this at each deadline; call it to apply a clock's jump at once.
     public func refresh() {
         tickAll()
     }
 
-    /// Keeps applying time to the activities: sleeps on the clock until the earliest stale or
-    /// dismissal date of any activity, and wakes early whenever an activity changes or starts.
-    ///
-    /// Run it for as long as the center is in use; several calls may run at once.
-    /// Returns when the calling task is cancelled.
-    ///
-    /// - Throws: what the clock's `sleep(until:)` throws, other than `CancellationError`.
-    public func run() async throws {
-        let (wakeups, wakeup) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let token = wakers.withLock { $0.add(wakeup) }
-        defer {
-            wakers.withLock { $0.remove(token) }
-            wakeup.finish()
-        }
-        var iterator = wakeups.makeAsyncIterator()
-        while !Task.isCancelled {
-            let deadline = tickAll()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                if let deadline {
-                    group.addTask { [clock] in
-                        do {
-                            try await clock.sleep(until: deadline)
-                            wakeup.yield()
-                        } catch is CancellationError {
-                            return
-                        } catch {
-                            wakeup.yield()
-                            throw error
-                        }
-                    }
-                }
-                _ = await iterator.next()
-                group.cancelAll()
-                try await group.waitForAll()
-            }
-        }
+    /// The earliest stale or dismissal date of the live activities that time has still to act on.
+    func earliestDeadline() -> Date? {
+        registry.withLock { $0.activities }.compactMap(\.nextDeadline).min()
     }
 
-    /// Ticks every activity, forgets the dismissed ones and returns the earliest next deadline.
-    @discardableResult
-    private func tickAll() -> Date? {
+    /// Ticks every activity and forgets the dismissed ones.
+    private func tickAll() {
         let now = clock.now
-        let activities = live.withLock { $0 }
-        let deadline = activities.compactMap { $0.tick(now: now) }.min()
-        live.withLock { $0.removeAll { $0.isDismissed } }
-        return deadline
+        let activities = registry.withLock { $0.activities }
+        for activity in activities { activity.tick(now: now) }
+        registry.withLock { $0.activities.removeAll { $0.isDismissed } }
     }
 
-    private func wake() {
-        wakers.withLock { wakers in
-            for wakeup in wakers.all { wakeup.yield() }
-        }
+    private func reschedule() {
+        timer.reschedule(self)
     }
 }
 
@@ -149,7 +171,11 @@ public final class ActivityCenter: Sendable {
 protocol ActivityLifecycle: AnyObject, Sendable {
     var id: String { get }
     var isDismissed: Bool { get }
-    func tick(now: Date) -> Date?
+    /// When time next changes the activity's state; nil when only a change can.
+    var nextDeadline: Date? { get }
+    func tick(now: Date)
+    /// Gives an observer of the center the activity's history, then its events.
+    func attach(_ observer: EventObservation)
 }
 
 extension Activity: ActivityLifecycle {

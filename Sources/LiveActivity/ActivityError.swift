@@ -12,6 +12,11 @@ public struct ActivityError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let duplicateActivityID = Code(name: "duplicateActivityID")
         /// An activity id does not follow the identifier syntax.
         public static let invalidActivityID = Code(name: "invalidActivityID")
+        /// An attributes type's name (`typeName`) does not follow the identifier syntax.
+        public static let invalidAttributesType = Code(name: "invalidAttributesType")
+        /// A content state takes more than 4 KiB as JSON, ActivityKit's limit on an activity's
+        /// dynamic data (``ActivityModel/maximumContentStateSize``).
+        public static let contentTooLarge = Code(name: "contentTooLarge")
         /// A device id does not follow the identifier syntax.
         public static let invalidDeviceID = Code(name: "invalidDeviceID")
         /// A topic prefix is not a valid MQTT topic prefix.

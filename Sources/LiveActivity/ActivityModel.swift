@@ -28,6 +28,11 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
     public private(set) var content: Content
     /// The latest event: the start (or, for a resumed activity, its first update), or the change that followed.
     public private(set) var lastEvent: ActivityEvent<Attributes>
+    /// The activity's events in brief, oldest first: its first event (the start, or a resumed
+    /// activity's first update), then the latest update since, its end and its dismissal, those
+    /// that happened. Updates between them are left out, as a retained message leaves them out:
+    /// what a consumer that comes late needs to show the whole lifecycle. At most four events.
+    public private(set) var history: [ActivityEvent<Attributes>]
     private var machine: ActivityStateMachine
 
     /// A new activity, whose first event is its start (seq 1); or, with `resumingAfter`, one that
@@ -39,6 +44,7 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
         lastEvent = ActivityEvent(
             seq: (lastSeq ?? 0) + 1, activityID: id, attributes: attributes, timestamp: now,
             kind: lastSeq == nil ? .start(content) : .update(content, alert: nil))
+        history = [lastEvent]
         machine = ActivityStateMachine(staleDate: content.staleDate, now: now)
     }
 
@@ -49,6 +55,39 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
     public static func validate(id: String) throws(ActivityError) {
         if let problem = Identifier.problem(id, as: .activity) {
             throw ActivityError(.invalidActivityID, problem)
+        }
+    }
+
+    /// Checks that `Attributes.typeName` can go on the wire as `attributes-type` (docs/topics.md,
+    /// attributes types): receivers reject an envelope whose type is not an id.
+    ///
+    /// - Throws: `ActivityError` `.invalidAttributesType` naming the type and the rule.
+    public static func validateTypeName() throws(ActivityError) {
+        if let problem = Identifier.problem(Attributes.typeName, as: .attributesType) {
+            throw ActivityError(
+                .invalidAttributesType,
+                "cannot start an activity of \(Attributes.self): \(problem) (name your own types with a reversed domain name, such as \"com.example.pin\")"
+            )
+        }
+    }
+
+    /// The most bytes a content state may take as JSON (`content-state` as the wire writes it):
+    /// 4 KiB, the limit ActivityKit puts on an activity's dynamic data.
+    public static var maximumContentStateSize: Int { 4096 }
+
+    /// Checks that `state` fits ``maximumContentStateSize`` as JSON.
+    ///
+    /// - Throws: `ActivityError` `.contentTooLarge` with the size and the limit, or
+    ///   `.invalidPayload` when it does not encode at all.
+    public static func validateSize(of state: Attributes.ContentState) throws(ActivityError) {
+        guard let size = WireCodec.size(of: state) else {
+            throw ActivityError(.invalidPayload, "the content state of \(Attributes.self) does not encode as JSON")
+        }
+        guard size <= maximumContentStateSize else {
+            throw ActivityError(
+                .contentTooLarge,
+                "the content state is \(size) bytes as JSON, over the \(maximumContentStateSize) bytes (4 KiB) ActivityKit also allows: shorten its texts"
+            )
         }
     }
 
@@ -115,6 +154,11 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
     private mutating func record(_ kind: ActivityEvent<Attributes>.Kind, at now: Date) -> Change {
         lastEvent = ActivityEvent(
             seq: lastEvent.seq + 1, activityID: id, attributes: attributes, timestamp: now, kind: kind)
+        if case .update = kind, history.count > 1, case .update = history[history.count - 1].kind {
+            history[history.count - 1] = lastEvent
+        } else {
+            history.append(lastEvent)
+        }
         return .event(lastEvent)
     }
 

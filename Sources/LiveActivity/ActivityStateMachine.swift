@@ -11,7 +11,8 @@ import Foundation
 /// - updating or ending an ended or dismissed activity throws `ActivityError.Code.activityEnded`
 ///   and changes nothing.
 ///
-/// The shell (``Activity``) applies the events and wakes at ``nextDeadline`` to call ``tick(now:)``.
+/// The shell (``Activity``) applies the events; its center's timer wakes at ``nextDeadline`` to call
+/// ``tick(now:)``.
 public struct ActivityStateMachine: Hashable, Sendable {
     /// What an end did: the dismissal date it set and the states it entered.
     public struct Ending: Hashable, Sendable {

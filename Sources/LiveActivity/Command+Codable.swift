@@ -2,13 +2,16 @@ import Foundation
 
 extension Command {
     enum CodingKeys: String, CodingKey {
-        case schema, id, intent, activity, new, timestamp
+        case schema, id, intent, activity, new, attributes, destination, status
+        case relevanceScore = "relevance-score"
+        case alert, timestamp
     }
 
     /// Decodes and checks a command.
     ///
     /// - Throws: `DecodingError` naming the key: a missing key, another schema, an `id` not of
-    ///   1-128 characters, an unknown intent or an invalid activity id.
+    ///   1-128 characters, an unknown intent, an invalid activity id, a destination out of range.
+    ///   Whether the optional changes fit the intent is the agent's to say.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try container.check(.schema, .equal(to: Self.schema))
@@ -16,6 +19,11 @@ extension Command {
         intent = try container.decode(Intent.self, forKey: .intent)
         activity = try container.decodeIfPresent(.activity, .activityID)
         new = try container.decodeIfPresent(Bool.self, forKey: .new) ?? false
+        attributes = try container.decodeIfPresent(Attributes.self, forKey: .attributes)
+        destination = try container.decodeIfPresent(LocationActivityAttributes.Destination.self, forKey: .destination)
+        status = try container.decodeIfPresent(String.self, forKey: .status)
+        relevanceScore = try container.decodeIfPresent(Double.self, forKey: .relevanceScore)
+        alert = try container.decodeIfPresent(AlertConfiguration.self, forKey: .alert)
         timestamp = try container.decode(Date.self, forKey: .timestamp)
     }
 
@@ -27,6 +35,11 @@ extension Command {
         try container.encode(intent, forKey: .intent)
         try container.encodeIfPresent(activity, forKey: .activity)
         if new { try container.encode(true, forKey: .new) }
+        try container.encodeIfPresent(attributes, forKey: .attributes)
+        try container.encodeIfPresent(destination, forKey: .destination)
+        try container.encodeIfPresent(status, forKey: .status)
+        try container.encodeIfPresent(relevanceScore, forKey: .relevanceScore)
+        try container.encodeIfPresent(alert, forKey: .alert)
         try container.encode(timestamp, forKey: .timestamp)
     }
 }

@@ -7,7 +7,8 @@ public struct CommandResult: WirePayload, Codable, Hashable, Sendable {
 
     /// The id of the command answered (`id`).
     public let id: String
-    /// The intent of the command answered (`intent`); nil when the command had none the agent knows.
+    /// The intent of the command answered (`intent`); nil when the command had none the agent
+    /// knows, or one that results do not name (``Command/Intent/isEchoedInResults``: `update`).
     public let intent: Command.Intent?
     /// Why the command failed (`error`), readable by people; nil when it succeeded.
     public let error: String?
@@ -21,7 +22,8 @@ public struct CommandResult: WirePayload, Codable, Hashable, Sendable {
 
     /// The result of a command that succeeded.
     public static func success(for command: Command, activity: String? = nil, timestamp: Date) -> CommandResult {
-        CommandResult(id: command.id, intent: command.intent, error: nil, activity: activity, timestamp: timestamp)
+        CommandResult(
+            id: command.id, intent: command.echoedIntent, error: nil, activity: activity, timestamp: timestamp)
     }
 
     /// The refusal of a command that did not decode but whose `id` could be read.
@@ -33,6 +35,12 @@ public struct CommandResult: WirePayload, Codable, Hashable, Sendable {
     public static func failure(
         for command: Command, error: String, activity: String? = nil, timestamp: Date
     ) -> CommandResult {
-        CommandResult(id: command.id, intent: command.intent, error: error, activity: activity, timestamp: timestamp)
+        CommandResult(
+            id: command.id, intent: command.echoedIntent, error: error, activity: activity, timestamp: timestamp)
     }
+}
+
+extension Command {
+    /// The intent a result names: the command's, when results name it.
+    fileprivate var echoedIntent: Intent? { intent.isEchoedInResults ? intent : nil }
 }

@@ -9,7 +9,7 @@ extension LocationActivityAttributes {
         /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
         enum CodingKeys: String, CodingKey {
             case latitude, longitude, altitude, speed, course, horizontalAccuracy, fix, satellites, fixTime
-            case distance, elapsed, paused, progress, eta
+            case distance, elapsed, paused, progress, eta, destination, status
         }
 
         /// Latitude in degrees (WGS 84), -90...90; nil when there is no location.
@@ -40,6 +40,12 @@ extension LocationActivityAttributes {
         public var progress: Double?
         /// Estimated time of arrival at the destination, UTC, if known.
         public var eta: Date?
+        /// The destination now, when a push update changed it from the attributes' one; progress
+        /// and ``eta`` count toward it. Nil: the attributes' destination, if any.
+        public var destination: LocationActivityAttributes.Destination?
+        /// A status text set from afar (a `start` or `update` command), such as `Out for
+        /// delivery`; nil when none was set.
+        public var status: String?
 
         /// Creates a content state; with no arguments it is the "no location" state (fix `none`).
         /// Values are checked when encoded.
@@ -47,7 +53,8 @@ extension LocationActivityAttributes {
             latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil, speed: Double? = nil,
             course: Double? = nil, horizontalAccuracy: Double? = nil, fix: FixMode = .noFix, satellites: Int? = nil,
             fixTime: Date? = nil, distance: Double = 0, elapsed: Double = 0, paused: Bool = false,
-            progress: Double? = nil, eta: Date? = nil
+            progress: Double? = nil, eta: Date? = nil, destination: LocationActivityAttributes.Destination? = nil,
+            status: String? = nil
         ) {
             self.latitude = latitude
             self.longitude = longitude
@@ -63,6 +70,8 @@ extension LocationActivityAttributes {
             self.paused = paused
             self.progress = progress
             self.eta = eta
+            self.destination = destination
+            self.status = status
         }
 
         /// Decodes and checks a content state.
@@ -91,6 +100,9 @@ extension LocationActivityAttributes {
             paused = try container.decode(Bool.self, forKey: .paused)
             progress = try container.decodeIfPresent(.progress, .within(0...1))
             eta = try container.decodeIfPresent(Date.self, forKey: .eta)
+            destination = try container.decodeIfPresent(
+                LocationActivityAttributes.Destination.self, forKey: .destination)
+            status = try container.decodeIfPresent(String.self, forKey: .status)
         }
     }
 }

@@ -45,6 +45,9 @@ extension LocationActivityAttributes.ContentState: WireJSONDecodable {
             elapsed: try container.decode(.elapsed, .atLeast(0)),
             paused: try container.decode(Bool.self, forKey: .paused),
             progress: try container.decodeIfPresent(.progress, .within(0...1)),
-            eta: try container.decodeIfPresent(Date.self, forKey: .eta))
+            eta: try container.decodeIfPresent(Date.self, forKey: .eta),
+            destination: try container.decodeIfPresent(
+                LocationActivityAttributes.Destination.self, forKey: .destination),
+            status: try container.decodeIfPresent(String.self, forKey: .status))
     }
 }

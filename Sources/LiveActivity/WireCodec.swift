@@ -28,6 +28,12 @@ public enum WireCodec {
         return abs(seconds) < 1e12 ? (seconds * 1000).rounded() / 1000 : seconds
     }
 
+    /// How many bytes `value` takes as the wire writes it (keys sorted, dates as epoch seconds);
+    /// nil when it does not encode.
+    static func size(of value: some Encodable) -> Int? {
+        try? encoder.encode(value).count
+    }
+
     /// Encodes a payload, then checks the result with the receivers' own decoder, so that nothing
     /// is sent that receivers would reject (such as a latitude of 91).
     ///

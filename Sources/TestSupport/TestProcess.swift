@@ -45,8 +45,19 @@ public final class TestProcess: Sendable {
     ) throws {
         self.name = name
         var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw TestSupportError("pipe() failed: \(String(cString: strerror(errno)))") }
+        // A process another test spawns at the same moment must not inherit this pipe, or its
+        // output would not end (nor `waitForExit()` return) before that process exits (seen: an
+        // agent that had stopped waited 30 s for another test's broker). So the pipe is made and
+        // handed over under one lock that every spawn here takes, and is close-on-exec against
+        // other spawners (the child's standard output and error are dup2 copies, which stay open).
+        spawning.lock()
+        guard pipe(&fds) == 0 else {
+            spawning.unlock()
+            throw TestSupportError("pipe() failed: \(String(cString: strerror(errno)))")
+        }
         let (readEnd, writeEnd) = (fds[0], fds[1])
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -80,6 +91,7 @@ public final class TestProcess: Sendable {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         close(writeEnd)
+        spawning.unlock()
         guard rc == 0 else {
             close(readEnd)
             throw TestSupportError(
@@ -328,6 +340,9 @@ public struct TestSupportError: Error, CustomStringConvertible {
 }
 
 /// Runs `body` on a new thread of its own (for blocking reads and waits, kept off the cooperative pool).
+/// Held from a ``TestProcess``'s pipe to its spawn, so that no other spawn inherits the pipe.
+private let spawning = NSLock()
+
 private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
     let thread = Thread(block: body)
     thread.name = name

@@ -60,6 +60,29 @@ public struct Tracker: Sendable {
     public let tripClock: TripClock
     /// With ``TripClock/recording``: the recorded time of the latest fix; nil before the first.
     private var recordedNow: Date?
+    /// What a push update (or a push-to-start) set: the destination, the status text, the
+    /// relevance score; kept in the snapshot.
+    public private(set) var remote = Remote()
+
+    /// The content a server set from afar, over the attributes and the policy.
+    public struct Remote: Hashable, Sendable {
+        /// The destination, over the attributes' one; nil: the attributes'.
+        public var destination: LocationActivityAttributes.Destination?
+        /// The status text; nil: none.
+        public var status: String?
+        /// The relevance score; nil: the policy's.
+        public var relevanceScore: Double?
+
+        /// Changes set from afar; nil ones are not set.
+        public init(
+            destination: LocationActivityAttributes.Destination? = nil, status: String? = nil,
+            relevanceScore: Double? = nil
+        ) {
+            self.destination = destination
+            self.status = status
+            self.relevanceScore = relevanceScore
+        }
+    }
 
     /// Creates a tracker for a new trip, or resumes one from a persisted snapshot, at `now`.
     public init(
@@ -70,7 +93,9 @@ public struct Tracker: Sendable {
         self.policy = policy
         self.tripClock = tripClock
         startedAt = now
-        let destination = attributes.destination.map(Coordinate.init)
+        remote = Remote(
+            destination: snapshot?.destination, status: snapshot?.status, relevanceScore: snapshot?.relevanceScore)
+        let destination = (remote.destination ?? attributes.destination).map(Coordinate.init)
         trip = TripAccumulator(
             resuming: snapshot ?? TripAccumulator.Snapshot(), policy: policy, destination: destination, now: now)
         location = NoFixMonitor(grace: policy.noFixGrace)
@@ -122,6 +147,22 @@ public struct Tracker: Sendable {
         output(change: trip.resume(now: tripTime(now)) ? .state : .none, now: now)
     }
 
+    /// Applies what a server pushed (the non-nil members of `changes`): a new destination (progress
+    /// and ETA count toward it from the latest fix), a status text, a relevance score. A state
+    /// change: published at once, within the budget's minimum interval.
+    ///
+    /// - Parameter alerting: whether an alert goes with the change: published at once, as an
+    ///   alert of the tracker's own is.
+    public mutating func change(_ changes: Remote, alerting: Bool = false, now: Date) -> Output {
+        if let destination = changes.destination {
+            remote.destination = destination
+            trip.retarget(Coordinate(destination))
+        }
+        if let status = changes.status { remote.status = status }
+        if let relevanceScore = changes.relevanceScore { remote.relevanceScore = relevanceScore }
+        return output(change: alerting ? .alert : .state, now: now)
+    }
+
     /// Breaks the track (``TripAccumulator/startSegment()``): the replay starts again from the top of
     /// its file, and the jump back to its first point is not distance travelled.
     public mutating func startSegment() {
@@ -153,7 +194,11 @@ public struct Tracker: Sendable {
 
     /// The trip totals at `now`, to persist.
     public func snapshot(now: Date) -> TripAccumulator.Snapshot {
-        trip.snapshot(now: tripTime(now))
+        var snapshot = trip.snapshot(now: tripTime(now))
+        snapshot.destination = remote.destination
+        snapshot.status = remote.status
+        snapshot.relevanceScore = remote.relevanceScore
+        return snapshot
     }
 
     /// `now` on the trip's clock: the wall clock's, or the latest recorded time (the trip's origin
@@ -174,7 +219,7 @@ public struct Tracker: Sendable {
     public func content(now: Date) -> ActivityContent<ContentState> {
         var state = ContentState(
             distance: trip.distance, elapsed: trip.elapsed(now: tripTime(now)), paused: trip.isPaused,
-            progress: trip.progress)
+            progress: trip.progress, destination: remote.destination, status: remote.status)
         if let fix = location.fix {
             state.latitude = fix.latitude
             state.longitude = fix.longitude
@@ -187,7 +232,8 @@ public struct Tracker: Sendable {
             state.fixTime = fix.time
             state.eta = trip.eta
         }
-        return ActivityContent(state: state, staleDate: staleDate, relevanceScore: policy.relevanceScore)
+        return ActivityContent(
+            state: state, staleDate: staleDate, relevanceScore: remote.relevanceScore ?? policy.relevanceScore)
     }
 
     private mutating func lostFix() {
@@ -216,6 +262,7 @@ public struct Tracker: Sendable {
 
     private static func withoutLocation(_ state: ContentState) -> ContentState {
         ContentState(
-            distance: state.distance, elapsed: state.elapsed, paused: state.paused, progress: state.progress)
+            distance: state.distance, elapsed: state.elapsed, paused: state.paused, progress: state.progress,
+            destination: state.destination, status: state.status)
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 import Location
 
 /// Adds up a trip from its fixes: distance without jitter, elapsed time without pauses, and,
@@ -37,11 +38,21 @@ public struct TripAccumulator: Sendable {
         /// The distance to the destination at the trip's first fix in metres; nil before it or
         /// without a destination.
         public var startDistance: Double?
+        /// The destination a push update set, over the attributes' one; nil when none did.
+        /// Kept here, with the totals, so that a restart keeps it (the ``Tracker``'s, not the
+        /// accumulator's, which takes its destination as a coordinate).
+        public var destination: LocationActivityAttributes.Destination?
+        /// The status text set from afar; nil when none was (the ``Tracker``'s).
+        public var status: String?
+        /// The relevance score set from afar; nil: the policy's (the ``Tracker``'s).
+        public var relevanceScore: Double?
 
         /// Creates a snapshot; a new trip is all zeros and nils.
         public init(
             distance: Double = 0, elapsed: TimeInterval = 0, paused: Bool = false, lastCounted: Coordinate? = nil,
-            lastCountedAccuracy: Double? = nil, startDistance: Double? = nil
+            lastCountedAccuracy: Double? = nil, startDistance: Double? = nil,
+            destination: LocationActivityAttributes.Destination? = nil, status: String? = nil,
+            relevanceScore: Double? = nil
         ) {
             self.distance = distance
             self.elapsed = elapsed
@@ -49,6 +60,9 @@ public struct TripAccumulator: Sendable {
             self.lastCounted = lastCounted
             self.lastCountedAccuracy = lastCountedAccuracy
             self.startDistance = startDistance
+            self.destination = destination
+            self.status = status
+            self.relevanceScore = relevanceScore
         }
     }
 
@@ -58,8 +72,8 @@ public struct TripAccumulator: Sendable {
         var speed: Double?
     }
 
-    /// Where the trip is going, if anywhere.
-    public let destination: Coordinate?
+    /// Where the trip is going, if anywhere; ``retarget(_:)`` changes it.
+    public private(set) var destination: Coordinate?
     /// Distance travelled in metres.
     public private(set) var distance: Double
     /// Whether the trip is paused.
@@ -167,6 +181,13 @@ public struct TripAccumulator: Sendable {
     public mutating func restartClock(at date: Date) {
         guard runningSince != nil else { return }
         runningSince = date
+    }
+
+    /// Sends the trip to another destination (a push update): progress counts from the latest fix
+    /// (0 there), or from the next fix when there is none yet.
+    public mutating func retarget(_ destination: Coordinate?) {
+        self.destination = destination
+        startDistance = destination.flatMap { destination in position.map { $0.distance(to: destination) } }
     }
 
     /// Forgets the recent speed, for when the fixes stop: the next ETA waits for new fixes.

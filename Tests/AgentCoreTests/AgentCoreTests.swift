@@ -142,6 +142,13 @@ struct AgentCoreOrphanTests {
             name: "an undecodable retained message is cleared", payload: Array("{\"x\":1}".utf8),
             expected: ["stray clear"]),
         Row(name: "an empty retained message is nothing", payload: [], expected: []),
+        Row(
+            name: "an activity of another attributes type is a program's, left alone",
+            payload: Array(
+                (#"{"activity":"stray","attributes":{"label":"bay 3"},"attributes-type":"com.example.pin","#
+                    + #""content-state":{"count":2},"device":"van-7","event":"update","relevance-score":0,"#
+                    + #""schema":"myeline.activity.v1","seq":2,"timestamp":1767225600}"#).utf8),
+            expected: []),
         Row(name: "this agent's own activity is known", payload: envelope("a1"), activity: "a1", expected: []),
         Row(
             name: "with another agent on this device id, nothing is ended", payload: envelope("stray"),

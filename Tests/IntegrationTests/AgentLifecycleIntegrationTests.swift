@@ -363,17 +363,28 @@ struct AgentGpsdIntegrationTests {
 /// The intent subcommands against the real agent, as a shell script or cron job would use them.
 @Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentIntentCommandIntegrationTests {
-    @Test func theSubcommandsDriveARunningAgent() async throws {
+
+    /// Runs `body` with a real agent (no autostart) on a private broker, an observer of its
+    /// topics once it is online, and `cli`, which runs a subcommand against it to its end.
+    static func withAgent(
+        _ body: (TestProcess, TestProcess, (_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run)
+            async throws -> Void
+    ) async throws {
         try await AgentHarness.scenario { broker, observer, state in
             let agent = try AgentHarness.agent(
                 broker, state: state, environment: ["MYELINE_ACTIVITY_AUTOSTART": "false"])
             defer { agent.signal(SIGKILL) }
             try await observer.waitForLine(containing: "\"state\":\"online\"")
             let configuration = try IntentCommandIntegrationTests.emptyConfiguration(in: state)
-            func cli(_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run {
+            try await body(agent, observer) { arguments in
                 try await IntentCommandIntegrationTests.agent(
                     arguments + ["--device", "van-7", "--broker", "\(broker.address)", "--config", configuration])
             }
+        }
+    }
+
+    @Test func theSubcommandsDriveARunningAgent() async throws {
+        try await Self.withAgent { agent, observer, cli in
 
             let started = try await cli(["start"])
             #expect(started.status == 0)
@@ -402,6 +413,63 @@ struct AgentIntentCommandIntegrationTests {
             #expect(try await agent.waitForExit() == 0)
             await observer.stop()
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
+        }
+    }
+
+    /// Push-to-start with a destination and a driver, then push updates of the destination, a
+    /// status text and an alert, through the command line and a real broker, as the delivery
+    /// seed's server pushes its progress; a refused update says why and changes nothing.
+    @Test func pushToStartAndPushUpdatesThroughTheCommandLine() async throws {
+        try await Self.withAgent { agent, observer, cli in
+
+            let started = try await cli([
+                "start", "--destination", "Depot:52.52,13.40", "--driver", "Ana", "--status", "Loading",
+            ])
+            #expect(started.status == 0, "\(started.standardError)")
+            let activity = String(
+                try #require(started.standardOutput.firstMatch(of: /van-7: start ok \(activity ([a-z0-9-]+)\)/)?.1))
+            try await observer.waitForLine(description: "the start with its attributes") {
+                $0.contains("/activities/\(activity)|") && $0.contains("\"driver\":\"Ana\"")
+                    && $0.contains("\"status\":\"Loading\"")
+            }
+
+            let updated = try await cli([
+                "update", "--destination", "Market Hall:52.53,13.41", "--status", "Out for delivery",
+                "--alert-title", "New stop", "--alert-body", "Market Hall first",
+            ])
+            #expect(updated.status == 0, "\(updated.standardError)")
+            #expect(
+                updated.standardOutput.trimmingCharacters(in: .newlines) == "van-7: update ok (activity \(activity))")
+            try await observer.waitForLine(description: "the pushed update") {
+                $0.contains("/activities/\(activity)|") && $0.contains("\"status\":\"Out for delivery\"")
+            }
+
+            let refused = try await cli(["update", "--status", String(repeating: "x", count: 5000)])
+            #expect(refused.status == 1)
+            #expect(refused.standardError.contains("refused update: the content state is "))
+            #expect(refused.standardError.contains("over the 4096 bytes (4 KiB) ActivityKit also allows"))
+            let mistake = try await cli(["update", "--destination", "Depot:91,13.40"])
+            #expect(mistake.status == 64)
+            #expect(mistake.standardError.contains("--destination: latitude 91.0 is outside -90...90 degrees"))
+
+            let report = try await cli(["report", "--json"])
+            let lines = report.standardOutput.split(separator: "\n")
+            let envelope = try WireCodec.decode(
+                ActivityEnvelope<LocationActivityAttributes>.self, from: Data(try #require(lines.last).utf8))
+            #expect(envelope.header.activity == activity)
+            #expect(envelope.attributes.driver == "Ana")
+            #expect(envelope.attributes.destination?.name == "Depot")
+            #expect(envelope.content.state.destination?.name == "Market Hall")
+            #expect(envelope.content.state.status == "Out for delivery")
+
+            agent.signal(SIGTERM)
+            #expect(try await agent.waitForExit() == 0)
+            await observer.stop()
+            let messages = AgentHarness.messages(observer)
+            let alerted = try AgentHarness.envelopes(messages).filter { $0.alert != nil }
+            #expect(alerted.map(\.alert?.title) == ["New stop"])
+            #expect(alerted.first?.content.state.destination?.latitude == 52.53)
+            try await AgentHarness.validateAgainstSchemas(messages)
         }
     }
 }

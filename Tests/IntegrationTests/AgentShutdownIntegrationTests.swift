@@ -10,7 +10,8 @@ import TestSupport
 /// How the agent's services end: structured, every task awaited, within the drain bound.
 @Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentShutdownIntegrationTests {
-    /// The agent's library starts no unstructured task: everything runs as a service of the
+    /// The agent's libraries (and the publisher it shares with programs on the library) start no
+    /// unstructured task: everything runs as a service of the
     /// agent's `ServiceGroup` or as a child of a task group, so when the group's `run()` returns
     /// nothing it started is left running (structured concurrency's guarantee).
     @Test func theAgentsLibrariesStartNoUnstructuredTask() throws {
@@ -19,7 +20,7 @@ struct AgentShutdownIntegrationTests {
         // `Task {`, `Task(priority:…) {`, `Task.detached`, a stored `Task<…>`; not a task group's `addTask {`.
         let unstructured = try Regex(#"(^|[^A-Za-z_.])Task(\s*\{|\(|\.detached|<)"#)
         var found: [String] = []
-        for module in ["AgentCore", "MyelineAgentKit", "MyelineAgent"] {
+        for module in ["AgentCore", "LiveActivityMQTT", "MyelineAgentKit", "MyelineAgent"] {
             let directory = sources.appendingPathComponent(module)
             let files = try #require(FileManager.default.enumerator(atPath: directory.path))
             for case let file as String in files where file.hasSuffix(".swift") {

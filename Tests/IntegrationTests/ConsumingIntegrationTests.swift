@@ -78,6 +78,15 @@ struct ConsumingIntegrationTests {
             try await AggregatorIntegrationTests.publish(
                 hostile.map { ($0.0, Array($0.1.utf8)) }, to: broker, retain: false)
             try await watcher.waitForLine(containing: "van-7 online")
+            // An envelope of a type the script does not know is shown as it is, not skipped.
+            let pin =
+                #"{"schema":"myeline.activity.v1","device":"van-7","activity":"pin-1","attributes-type":"com.example.pin","#
+                + #""attributes":{"label":"bay 3"},"event":"update","seq":2,"timestamp":1700000030,"relevance-score":0,"#
+                + #""content-state":{"note":"two pallets waiting","count":2}}"#
+            try await AggregatorIntegrationTests.publish(
+                [("myeline/van-7/activities/pin-1", Array(pin.utf8))], to: broker, retain: false)
+            try await watcher.waitForLine(
+                containing: #"van-7 pin-1 update seq 2: com.example.pin count=2, note="two pallets waiting""#)
             watcher.signal(SIGINT)
             _ = try await watcher.waitForExit()
             #expect(watcher.output.contains("10 messages skipped: not Myeline's"), "\(watcher.output)")

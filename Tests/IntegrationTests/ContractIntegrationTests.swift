@@ -1,17 +1,18 @@
 import Foundation
 import LiveActivity
+import LiveActivityMQTT
 import Logging
 import MQTT
 import Testing
 import TestSupport
 
-/// A live activity's whole lifecycle over a real broker, as an independent MQTT client
-/// (`mosquitto_sub`) sees it: the wire contract of docs/topics.md, end to end.
+/// A live activity's whole lifecycle over a real broker, published by the library's
+/// `ActivityPublisher` and seen by an independent MQTT client (`mosquitto_sub`): the wire
+/// contract of docs/topics.md, end to end.
 @Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct ContractIntegrationTests {
     static let device = try! DeviceID("van-7")
     static let tree = TopicTree()
-    static let json = MQTTPublishProperties(contentType: "application/json")
     /// A live (not retained) message on an activity topic that ends a `--retained-only` subscriber.
     static let marker = "myeline/probe/activities/marker"
 
@@ -22,8 +23,10 @@ struct ContractIntegrationTests {
                 return
             }
             // -d prints the SUBACK, so the test knows the subscription is in place before publishing.
-            let live = try Self.mosquittoSub(
-                ["--unix", socket, "-t", Self.tree.allActivities, "-d", "-F", "MSG|%t|%l|%r|%p"])
+            let live = try Self.mosquittoSub([
+                "--unix", socket, "-V", "mqttv5", "-t", Self.tree.allActivities, "-t", Self.tree.allStatus, "-d", "-F",
+                "MSG|%t|%l|%r|%E|%p",
+            ])
             // Stopped however the test ends, also when an expectation throws.
             defer { live.signal(SIGKILL) }
             try await live.waitForLine(containing: "SUBACK")
@@ -31,24 +34,14 @@ struct ContractIntegrationTests {
             let clock = ManualWallClock()
             let center = ActivityCenter(clock: clock)
             let configuration = MQTTConfiguration(broker: broker.address, clientID: "contract-agent")
-            try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
-                try await client.waitUntilConnected()
+            // The library's publisher, as the agent uses it: no event of the center is missed, each
+            // is one retained publish in order, the dismissal an empty one; online, then offline.
+            try await ActivityPublisher.withPublisher(
+                configuration: configuration, device: Self.device, center: center, logger: Logger(label: "test")
+            ) { publisher in
                 let activity = try center.request(
                     attributes: LocationActivityAttributes(deviceID: Self.device, name: "Van 7"),
                     content: ActivityContent(state: LocationActivityAttributes.ContentState(), staleDate: nil))
-                let topic = Self.tree.activity(device: Self.device, activityID: activity.id)
-                // The agent's job in miniature: every event becomes one retained publish, in order.
-                // Subscribing to the events now, before any change, means no event is missed.
-                let events = activity.events
-                let publisher = Task {
-                    for await event in events {
-                        let payload = try ActivityEnvelope(event: event, device: Self.device).map(WireCodec.encode)
-                        try await client.publish(
-                            topic, payload: Array(payload ?? Data()), qos: .atLeastOnce, retain: true,
-                            properties: Self.json)
-                    }
-                }
-
                 clock.advance(by: 1)
                 try activity.update(
                     ActivityContent(
@@ -63,48 +56,97 @@ struct ContractIntegrationTests {
                 try await live.waitForLine(containing: "\"event\":\"end\"")
 
                 // A board started now gets the ended activity at once: it is the retained message.
-                let ended = try await Self.retainedActivities(socket: socket, client: client)
+                let ended = try await Self.retainedActivities(socket: socket, broker: broker)
                 #expect(ended.count == 1)
                 let header = try WireCodec.decode(EnvelopeHeader.self, from: Data(try #require(ended.first).utf8))
                 #expect(header.seq == 3)
 
-                // At the dismissal date the retained envelope is cleared with an empty retained message.
+                // At the dismissal date the activity clears its retained envelope by itself: the
+                // center's timer dismisses it, the publisher sends the empty retained message.
                 clock.advance(by: 60)
-                center.refresh()
-                try await publisher.value
-                #expect(try await Self.retainedActivities(socket: socket, client: client).isEmpty)
+                try await live.waitForLine(containing: "|0|0||")
+                #expect(activity.activityState == .dismissed)
+                #expect(try await Self.retainedActivities(socket: socket, broker: broker).isEmpty)
+                #expect(publisher.failedCount == 0)
             }
+            try await live.waitForLine(containing: "\"state\":\"offline\"")
             let messages = live.output.split(separator: "\n").filter { $0.hasPrefix("MSG|") }.map {
-                $0.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false).map(String.init)
+                $0.split(separator: "|", maxSplits: 5, omittingEmptySubsequences: false).map(String.init)
             }.filter { $0[1] != Self.marker }
-            try #require(messages.count == 4, "start, update, end, clear:\n\(live.output)")
+            let activities = messages.filter { $0[1].contains("/activities/") }
+            try #require(activities.count == 4, "start, update, end, clear:\n\(live.output)")
             var lastSeq = 0
-            for message in messages.prefix(3) {
+            for message in activities.prefix(3) {
                 let envelope = try WireCodec.decode(
-                    ActivityEnvelope<LocationActivityAttributes>.self, from: Data(message[4].utf8))
+                    ActivityEnvelope<LocationActivityAttributes>.self, from: Data(message[5].utf8))
                 #expect(envelope.header.seq == lastSeq + 1)
                 lastSeq = envelope.header.seq
-                #expect(message[2] == String(message[4].utf8.count))
+                #expect(message[2] == String(message[5].utf8.count))
             }
             #expect(
-                messages.map { $0[4].contains("\"event\":\"") ? "envelope" : $0[4] } == [
+                activities.map { $0[5].contains("\"event\":\"") ? "envelope" : $0[5] } == [
                     "envelope", "envelope", "envelope", "",
                 ])
-            #expect(messages[3][2] == "0")
+            #expect(activities[3][2] == "0")
+            // The end's message expiry runs out a second after its dismissal date, 60 s after it (MQTT 5;
+            // the broker's second, ActivityWire.expiry).
+            let expiry = try #require(Int(activities[2][4]))
+            #expect((60...61).contains(expiry))
+            #expect(activities.prefix(2).allSatisfy { $0[4].isEmpty })
+            let statuses = try messages.filter { $0[1].hasSuffix("/status") }.map {
+                try WireCodec.decode(StatusMessage.self, from: Data($0[5].utf8)).state
+            }
+            #expect(statuses == [.online, .offline])
             await live.stop()
+        }
+    }
+
+    /// A program whose body throws still leaves its device `offline` (`shutdown`) on the broker:
+    /// the client's clean disconnect discards the will, so without the farewell the retained
+    /// status stayed `online`.
+    @Test func aProgramThatThrowsStillSaysOffline() async throws {
+        struct Failure: Error {}
+        try await TestBroker.with { broker in
+            guard case .unix(let socket) = broker.address.transport else {
+                Issue.record("the default test broker listens on a unix socket")
+                return
+            }
+            let configuration = MQTTConfiguration(broker: broker.address, clientID: "contract-failing")
+            await #expect(throws: Failure.self) {
+                try await ActivityPublisher.withPublisher(
+                    configuration: configuration, device: Self.device, logger: Logger(label: "test")
+                ) { publisher in
+                    let online = try Self.mosquittoSub(["--unix", socket, "-t", Self.tree.allStatus, "-C", "1"])
+                    defer { online.signal(SIGKILL) }
+                    try await online.waitForLine(containing: "\"state\":\"online\"")
+                    throw Failure()
+                }
+            }
+            // The retained status, read at once by a new subscriber.
+            let retained = try Self.mosquittoSub(["--unix", socket, "-t", Self.tree.allStatus, "-C", "1"])
+            defer { retained.signal(SIGKILL) }
+            #expect(try await retained.waitForExit() == 0)
+            let status = try WireCodec.decode(
+                StatusMessage.self, from: Data(retained.output.trimmingCharacters(in: .newlines).utf8))
+            #expect(status.state == .offline)
+            #expect(status.reason == .shutdown)
         }
     }
 
     /// The retained activity envelopes a subscriber starting now receives, read by a second
     /// `mosquitto_sub`: `--retained-only` makes it exit at the first live message, which the test
-    /// publishes once that subscriber is subscribed, so no waiting for silence is needed.
-    static func retainedActivities(socket: String, client: MQTTClient) async throws -> [String] {
+    /// publishes (from a client of its own) once that subscriber is subscribed, so no waiting for
+    /// silence is needed.
+    static func retainedActivities(socket: String, broker: TestBroker) async throws -> [String] {
         let late = try mosquittoSub([
             "--unix", socket, "-t", Self.tree.allActivities, "--retained-only", "-d", "-F", "RETAINED|%p",
         ])
         defer { late.signal(SIGKILL) }
         try await late.waitForLine(containing: "SUBACK")
-        try await client.publish(Self.marker, payload: Array("live".utf8), qos: .atLeastOnce, retain: false)
+        let configuration = MQTTConfiguration(broker: broker.address, clientID: "contract-marker")
+        try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
+            try await client.publish(Self.marker, payload: Array("live".utf8), qos: .atLeastOnce, retain: false)
+        }
         #expect(try await late.waitForExit() == 0)
         return late.output.split(separator: "\n").filter { $0.hasPrefix("RETAINED|") }.map {
             String($0.dropFirst("RETAINED|".count))

@@ -55,6 +55,19 @@ struct TimerAttributes: ActivityAttributes {
     var label: String
 }
 
+/// An attributes type of another program, named as docs/topics.md says (a reversed domain name):
+/// a pin on a map with a note, as in the documented example.
+struct PinAttributes: ActivityAttributes {
+    static let typeName = "com.example.pin"
+
+    struct ContentState: Codable, Hashable, Sendable {
+        var count: Int
+        var note: String
+    }
+
+    var label: String
+}
+
 extension AsyncSequence where Failure == Never {
     /// Every element until the sequence finishes.
     func collect() async -> [Element] {

@@ -91,7 +91,7 @@ extension InvalidPayload {
         .init(
             "intent in capitals", .command, golden: "command", replacing: #""intent":"start""#,
             with: #""intent":"START""#,
-            problem: #"'intent': "START" is not one of "start", "stop", "pause", "resume", "report""#),
+            problem: #"'intent': "START" is not one of "start", "stop", "pause", "resume", "report", "update""#),
         .init(
             "new as a string", .command, golden: "command", replacing: #""intent":"start""#,
             with: #""intent":"start","new":"yes""#, problem: "'new' has the wrong type; expected a boolean"),

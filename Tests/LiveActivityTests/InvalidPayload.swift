@@ -84,7 +84,14 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
         .init(
             "other attributes type", .envelope, golden: "envelope-start-minimal",
             replacing: #""attributes-type":"location""#, with: #""attributes-type":"timer""#,
-            problem: #"'attributes-type': "timer" is not "location""#),
+            problem: #"'attributes-type': "timer" is not "location""#,
+            // Valid on the wire: a type the location decoder does not take, which the schema
+            // accepts as any type it does not register (docs/topics.md, attributes types).
+            schemaRejects: false),
+        .init(
+            "attributes type with a slash", .envelope, golden: "envelope-start-minimal",
+            replacing: #""attributes-type":"location""#, with: #""attributes-type":"com.example/pin""#,
+            problem: #"'attributes-type': invalid attributes type "com.example/pin": "# + Fixtures.idRule),
         .init(
             "attributes without name", .envelope, golden: "envelope-start-minimal", replacing: #","name":"Van 7""#,
             with: "", problem: "missing key 'attributes.name'"),
@@ -166,7 +173,7 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
         .init(
             "unknown intent", .command, golden: "command", replacing: #""intent":"start""#,
             with: #""intent":"launch""#,
-            problem: #"'intent': "launch" is not one of "start", "stop", "pause", "resume", "report""#),
+            problem: #"'intent': "launch" is not one of "start", "stop", "pause", "resume", "report", "update""#),
         .init(
             "command without timestamp", .command, golden: "command", replacing: #","timestamp":1700000000"#,
             with: "", problem: "missing key 'timestamp'"),

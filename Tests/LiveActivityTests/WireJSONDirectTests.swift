@@ -80,9 +80,10 @@ struct WireJSONDirectTests {
         + ["destination", "deviceID", "driver", "name", "vehicle"].map { ["attributes", $0] }
         + ["latitude", "longitude", "name"].map { ["attributes", "destination", $0] }
         + [
-            "altitude", "course", "distance", "elapsed", "eta", "fix", "fixTime", "horizontalAccuracy", "latitude",
-            "longitude", "paused", "progress", "satellites", "speed",
+            "altitude", "course", "destination", "distance", "elapsed", "eta", "fix", "fixTime", "horizontalAccuracy",
+            "latitude", "longitude", "paused", "progress", "satellites", "speed", "status",
         ].map { ["content-state", $0] }
+        + ["latitude", "longitude", "name"].map { ["content-state", "destination", $0] }
 
     static let statusKeys: [[String]] = [
         "clock-offset", "device", "dropped", "instance", "power-losses", "reason", "schema", "since", "state",

@@ -65,6 +65,8 @@ struct CommandLineTests {
                   resume                  Ask a device's agent to resume a paused trip.
                   report                  Ask a device's agent to publish its status and
                                           activity again, and print them.
+                  update                  Change a device's running activity: destination,
+                                          status, relevance, alert.
                   simulate                Publish the envelopes and track points of a simulated
                                           fleet driving real tracks (a load generator).
                   remove-integrations     Remove this device's Home Assistant entities and

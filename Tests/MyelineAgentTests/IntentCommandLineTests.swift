@@ -42,16 +42,102 @@ struct IntentCommandLineTests {
                 on PREFIX/DEVICE/cmd/result. The broker, credentials, device id and prefix come
                 \(Self.exitStatuses)
 
-                USAGE: myeline-agent start \(Self.usage) [--new]
+                USAGE: myeline-agent start <options>
 
                 OPTIONS:
                 \(Self.options)
                   --new                   Start another activity even when one runs, up to the
                                           agent's limit.
+                  --name <text>           The activity's display name, over device.name.
+                  --vehicle <text>        The vehicle, such as a registration plate, over
+                                          device.vehicle.
+                  --driver <text>         The driver's name, over device.driver.
+                  --destination <name:lat,lon>
+                                          Where the trip goes, as NAME:LATITUDE,LONGITUDE
+                                          (degrees); progress and ETA count toward it.
+                  --status <text>         A status text to show, such as "Out for delivery".
+                  --relevance <number>    The activity's relevance score, -1000000...1000000.
                   --version               Show the version.
                   -h, --help              Show help information.
 
                 """)
+    }
+
+    @Test func updateHelp() {
+        #expect(
+            AgentCommand.helpMessage(for: UpdateCommand.self, columns: 80) == """
+                OVERVIEW: Change a device's running activity: destination, status, relevance,
+                alert.
+
+                Sends the update command to PREFIX/DEVICE/cmd and waits for the agent's result
+                on PREFIX/DEVICE/cmd/result. The broker, credentials, device id and prefix come
+                \(Self.exitStatuses)
+
+                USAGE: myeline-agent update <options>
+
+                OPTIONS:
+                \(Self.options)
+                  --destination <name:lat,lon>
+                                          Where the trip goes, as NAME:LATITUDE,LONGITUDE
+                                          (degrees); progress and ETA count toward it.
+                  --status <text>         A status text to show, such as "Out for delivery".
+                  --relevance <number>    The activity's relevance score, -1000000...1000000.
+                  --alert-title <text>    An alert's title (with --alert-body).
+                  --alert-body <text>     The alert's text (with --alert-title).
+                  --alert-sound <name>    The alert's sound name (default: the receiver's).
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                """)
+    }
+
+    /// Mistakes in the changes are usage errors (64) naming the flag, before anything connects.
+    @Test(arguments: [
+        (
+            ["--destination", "Depot"],
+            "--destination: \"Depot\" has no ':': use NAME:LATITUDE,LONGITUDE in degrees, such as \"Depot:52.52,13.40\""
+        ),
+        (
+            ["--destination", "Depot:52.52"],
+            "--destination: \"Depot:52.52\" has no latitude,longitude: use NAME:LATITUDE,LONGITUDE in degrees, such as \"Depot:52.52,13.40\""
+        ),
+        (
+            ["--destination", ":52.52,13.40"],
+            "--destination: \":52.52,13.40\" has an empty name: use NAME:LATITUDE,LONGITUDE in degrees, such as \"Depot:52.52,13.40\""
+        ),
+        (["--destination", "Depot:91,13.40"], "--destination: latitude 91.0 is outside -90...90 degrees"),
+        (["--destination", "Depot:52.52,181"], "--destination: longitude 181.0 is outside -180...180 degrees"),
+        (["--status", " "], "--status is empty: give a value or leave the flag out"),
+        (["--relevance", "2000000"], "--relevance: 2000000.0 is outside -1000000...1000000"),
+        (["--alert-title", "New stop"], "--alert-title needs --alert-body too"),
+        ([], "nothing to update: give --destination, --status, --relevance or --alert-title with --alert-body"),
+    ])
+    func updateMistakes(_ arguments: [String], _ message: String) {
+        let error = #expect(throws: (any Error).self) { try AgentCommand.parseAsRoot(["update"] + arguments) }
+        #expect(AgentCommand.message(for: error!) == message)
+        #expect(AgentCommand.exitCode(for: error!) == .validationFailure)
+    }
+
+    @Test func updateCarriesItsChanges() throws {
+        let parsed = try AgentCommand.parseAsRoot([
+            "update", "--destination", "Depot: North:52.52,13.40", "--status", "Out for delivery", "--relevance", "80",
+            "--alert-title", "New stop", "--alert-body", "Depot first",
+        ])
+        let update = try #require(parsed as? UpdateCommand)
+        #expect(
+            try update.changes()
+                == IntentChanges(
+                    destination: .init(name: "Depot: North", latitude: 52.52, longitude: 13.40),
+                    status: "Out for delivery", relevanceScore: 80,
+                    alert: AlertConfiguration(title: "New stop", body: "Depot first")))
+        let start = try #require(
+            try AgentCommand.parseAsRoot(["start", "--driver", "Ana", "--destination", "Depot:52.52,13.40"])
+                as? StartCommand)
+        #expect(
+            try start.changes()
+                == IntentChanges(
+                    attributes: Command.Attributes(
+                        driver: "Ana", destination: .init(name: "Depot", latitude: 52.52, longitude: 13.40))))
     }
 
     @Test(arguments: [

@@ -115,7 +115,7 @@ struct IntentExchangeTests {
         _ = exchange.receive(.sent)
         let payload = try Self.result(exchange, error: error)
         let expected = IntentAnswer(
-            result: try WireCodec.decode(CommandResult.self, from: Data(payload)), payload: payload)
+            result: try WireCodec.decode(CommandResult.self, from: Data(payload)), payload: payload, sent: .pause)
         #expect(exchange.receive(Self.resultEvent(payload)) == .finish(.answered(expected)))
         // A second delivery (QoS 1) is not a second answer.
         #expect(exchange.receive(Self.resultEvent(payload)) == .wait)

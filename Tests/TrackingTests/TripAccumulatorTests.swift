@@ -131,6 +131,28 @@ import Tracking
         #expect(abs(eta.timeIntervalSince(Place.t0.addingTimeInterval(120)) - 1040 / 8) < 0.5)
     }
 
+    /// A push update's new destination: progress counts from the latest fix (0 there), toward it;
+    /// without a fix yet, from the next one.
+    @Test func retargetingCountsProgressFromTheLatestFix() throws {
+        let old = Place.visnjan.offset(north: 5000, east: 0)
+        var trip = TripAccumulator(policy: Self.policy, destination: old, startedAt: Place.t0)
+        trip.add(fix(Place.visnjan.offset(north: -1000, east: 0), at: 0, speed: 10))
+        trip.add(fix(Place.visnjan.offset(north: -500, east: 0), at: 50, speed: 10))
+        trip.retarget(Place.visnjan)
+        #expect(trip.destination == Place.visnjan)
+        #expect(try #require(trip.progress) == 0)
+        trip.add(fix(Place.visnjan.offset(north: -250, east: 0), at: 75, speed: 10))
+        #expect(abs(try #require(trip.progress) - 0.5) < 0.001)
+
+        var fresh = TripAccumulator(policy: Self.policy, destination: old, startedAt: Place.t0)
+        fresh.retarget(Place.visnjan)
+        #expect(fresh.progress == nil, "no fix yet")
+        fresh.add(fix(Place.visnjan.offset(north: -400, east: 0), at: 0, speed: 10))
+        #expect(try #require(fresh.progress) == 0)
+        fresh.retarget(nil)
+        #expect(fresh.progress == nil)
+    }
+
     @Test func noDestinationNoProgress() {
         var trip = TripAccumulator(policy: Self.policy, destination: nil, startedAt: Place.t0)
         trip.add(fix(Place.visnjan, at: 0, speed: 10))

@@ -51,7 +51,13 @@ def describe(levels, payload):
         "device": str, "activity": str, "event": str, "seq": int, "content-state": dict})
     if envelope is None or (envelope["device"], envelope["activity"]) != (levels[0], levels[2]):
         return None
+    kind = envelope.get("attributes-type")
+    if not isinstance(kind, str) or not IDENTIFIER.match(kind):
+        return None
     state = envelope["content-state"]
+    if kind != "location":  # a type this script does not know: shown as it is (docs/topics.md)
+        fields = ", ".join(f"{key}={json.dumps(value)}" for key, value in sorted(state.items()))
+        return f"{levels[0]} {levels[2]} {envelope['event']} seq {envelope['seq']}: {kind} {fields}"
     if not isinstance(state.get("distance"), number):
         return None
     where = "no location"

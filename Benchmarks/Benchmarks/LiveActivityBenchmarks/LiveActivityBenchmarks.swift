@@ -63,4 +63,16 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+
+    // What Activity.update spends on ActivityKit's 4 KiB limit: the content state encoded once.
+    Benchmark(
+        "Content size check: ActivityModel.validateSize (part of Activity.update)",
+        configuration: .myeline(scalingFactor: .kilo)
+    ) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                try! ActivityModel<LocationActivityAttributes>.validateSize(of: content.state)
+            }
+        }
+    }
 }

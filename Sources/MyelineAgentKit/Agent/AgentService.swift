@@ -1,6 +1,7 @@
 import AgentCore
 import Foundation
 import LiveActivity
+import LiveActivityMQTT
 import Location
 import Logging
 import MQTT
@@ -15,7 +16,7 @@ import ServiceLifecycle
 /// | service | does | on graceful shutdown |
 /// |---|---|---|
 /// | ``ControlLoop`` | feeds the core, performs its actions, owns time | the core's shutdown (end or keep the activities), then the wind-down: last envelopes, outbox, `offline`, within ``drainTimeout`` |
-/// | ``MessageSender`` | publishes envelopes, clears, status, replies in order | stops at once (the loop waited for it) |
+/// | `ActivityPublisher` | publishes envelopes, clears, status, replies in order | stops at once (the loop waited for it) |
 /// | ``OutboxDrainer`` | delivers the outbox's track points at QoS 2 | stops at once (the loop waited for it) |
 /// | ``StorageCommitter`` | the storage's group commit every `storage.sync-interval` | stops at once (the last commit is the storage's close) |
 /// | ``BrokerListener`` | connection events, commands, retained activities, statuses | stops at once |
@@ -91,10 +92,7 @@ public struct AgentService: Service, CustomStringConvertible {
         mqtt.cleanSession = false
         mqtt.sessionExpiry = Self.sessionExpiry
         mqtt.will = MQTTWill(
-            topic: topics.status(device: configuration.device.id),
-            payload: Array(
-                try WireCodec.encode(StatusMessage.will(device: configuration.device.id, instance: instance))),
-            qos: .atLeastOnce, retain: true, properties: .json)
+            ActivityWire(device: configuration.device.id, topics: topics).will(instance: instance))
         return mqtt
     }
 
@@ -102,18 +100,27 @@ public struct AgentService: Service, CustomStringConvertible {
         client: MQTTClient, storage: AgentStorage, source: any LocationSource, topics: TopicTree, instance: String
     ) async throws {
         let inbox = AgentInbox()
-        let sender = MessageSender(
-            client: client, topics: topics, device: configuration.device.id, inbox: inbox, logger: logger)
+        // One publishing path with the library's: the core decides what, the publisher sends it
+        // in order; a clear that reached the broker ends its activity in the core.
+        let publisher = ActivityPublisher(
+            wire: ActivityWire(
+                device: configuration.device.id, topics: topics,
+                messageExpiry: configuration.mqtt.protocolVersion == .v5),
+            sink: client, logger: logger
+        ) { message in
+            if case .clear(let activityID) = message.kind { inbox.post(.cleared(activityID: activityID)) }
+        }
         let drainer = OutboxDrainer(storage: storage, client: client, logger: logger)
         let integrations = IntegrationLink.make(
             configuration: configuration, client: client, logger: logger, clock: clock)
         let loop = ControlLoop(
-            settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage, sender: sender,
+            settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage,
+            publisher: publisher,
             drainer: drainer, client: client, integrations: integrations, clock: clock, logger: logger,
             drainTimeout: Self.drainTimeout)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: drainer),
-            .init(service: sender),
+            .init(service: publisher),
             .init(service: loop, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(
                 service: BrokerListener(

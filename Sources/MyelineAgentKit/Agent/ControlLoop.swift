@@ -3,13 +3,14 @@ import AgentStore
 import AsyncSupport
 import Foundation
 import LiveActivity
+import LiveActivityMQTT
 import Logging
 import MQTT
 import ServiceLifecycle
 
 /// The shell around ``AgentCore/AgentCore``: it feeds the core the inbox's events in batches, and
 /// ``AgentCore/AgentCore/Event/tick`` at the core's deadline, and performs the actions the core
-/// returns, in order: saves, then hands messages to the ``MessageSender``, asks the
+/// returns, in order: saves, then hands messages to the `ActivityPublisher`, asks the
 /// ``OutboxDrainer`` to deliver, forwards fixes to the integrations, logs.
 ///
 /// Returns when the core finishes: the source ended (a replay without a loop), or on graceful
@@ -25,7 +26,7 @@ struct ControlLoop: Service, CustomStringConvertible {
     let settings: AgentCoreSettings
     let inbox: AgentInbox
     let storage: AgentStorage
-    let sender: MessageSender
+    let publisher: ActivityPublisher
     let drainer: OutboxDrainer
     let client: MQTTClient
     let integrations: IntegrationLink?
@@ -86,7 +87,7 @@ struct ControlLoop: Service, CustomStringConvertible {
                 let (failure, dropped) = await storage.persist(points: points, records: records, milestones: milestones)
                 queue += core.handle(.persisted(failure: failure, dropped: dropped), now: clock.now, uptime: uptime)
             case .publish(let message):
-                sender.enqueue(message)
+                publish(message)
             case .removeState(let activityID):
                 await storage.remove(activityID: activityID)
             case .deliverPoints:
@@ -103,6 +104,15 @@ struct ControlLoop: Service, CustomStringConvertible {
             }
         }
         return finish
+    }
+
+    /// Queues one of the core's messages on the publisher.
+    private func publish(_ message: AgentCore.Outgoing) {
+        do {
+            publisher.enqueue(try publisher.wire.message(for: message))
+        } catch {
+            logger.error("Cannot encode a message", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Publishes the last envelopes, delivers the outbox and says `offline`, within ``drainTimeout``.
@@ -123,7 +133,7 @@ struct ControlLoop: Service, CustomStringConvertible {
         }
         // A connection not seen yet is announced; clears that reached the broker end their activities.
         _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now, uptime: uptime), core: &core)
-        if await !sender.waitUntilEmpty(within: remaining()) {
+        if await !publisher.waitUntilEmpty(within: remaining()) {
             logger.warning("Shutting down before the activities' last envelopes were published")
         }
         _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now, uptime: uptime), core: &core)
@@ -133,8 +143,8 @@ struct ControlLoop: Service, CustomStringConvertible {
             let pending = await storage.pendingCount()
             logger.warning("Shutting down with undelivered track points", metadata: ["outbox.count": "\(pending)"])
         }
-        sender.enqueue(.status(finish.farewell))
-        if await !sender.waitUntilEmpty(within: max(remaining(), .seconds(1))) {
+        publish(.status(finish.farewell))
+        if await !publisher.waitUntilEmpty(within: max(remaining(), .seconds(1))) {
             logger.warning("Shutting down without publishing offline: the broker did not acknowledge it")
         }
     }

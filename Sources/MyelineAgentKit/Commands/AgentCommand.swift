@@ -16,7 +16,7 @@ public struct AgentCommand: AsyncParsableCommand {
         version: Myeline.version,
         subcommands: [
             RunCommand.self, CheckConfigCommand.self, StartCommand.self, StopCommand.self, PauseCommand.self,
-            ResumeCommand.self, ReportCommand.self, SimulateCommand.self,
+            ResumeCommand.self, ReportCommand.self, UpdateCommand.self, SimulateCommand.self,
             RemoveIntegrationsCommand.self,
         ]
     )

@@ -31,7 +31,8 @@ extension IntentCommand {
     }
 }
 
-/// `myeline-agent start`: asks the agent to start tracking and a location activity.
+/// `myeline-agent start`: asks the agent to start tracking and a location activity, with
+/// attributes of its own if given (push-to-start).
 struct StartCommand: IntentCommand {
     static let intent = Command.Intent.start
     static let abstract = "Ask a device's agent to start tracking and an activity."
@@ -41,8 +42,89 @@ struct StartCommand: IntentCommand {
     @Flag(name: .customLong("new"), help: "Start another activity even when one runs, up to the agent's limit.")
     var startsAnother = false
 
+    @Option(help: ArgumentHelp("The activity's display name, over device.name.", valueName: "text"))
+    var name: String?
+
+    @Option(help: ArgumentHelp("The vehicle, such as a registration plate, over device.vehicle.", valueName: "text"))
+    var vehicle: String?
+
+    @Option(help: ArgumentHelp("The driver's name, over device.driver.", valueName: "text"))
+    var driver: String?
+
+    @OptionGroup var content: ContentOptions
+
+    func validate() throws { _ = try changes() }
+
+    /// The attributes (the destination among them), status and relevance given, checked.
+    func changes() throws -> IntentChanges {
+        var changes = try content.changes()
+        let attributes = Command.Attributes(
+            name: try IntentChanges.text(name, flag: "--name"),
+            vehicle: try IntentChanges.text(vehicle, flag: "--vehicle"),
+            driver: try IntentChanges.text(driver, flag: "--driver"), destination: changes.destination)
+        changes.attributes = attributes.isEmpty ? nil : attributes
+        changes.destination = nil
+        return changes
+    }
+
     func run() async throws {
-        try await options.run(Self.intent, new: startsAnother)
+        try await options.run(Self.intent, new: startsAnother, changes: try changes())
+    }
+}
+
+/// `myeline-agent update`: changes the running activity's content from afar (a push update).
+struct UpdateCommand: IntentCommand {
+    static let (intent, abstract) = (
+        Command.Intent.update, "Change a device's running activity: destination, status, relevance, alert."
+    )
+
+    @OptionGroup var options: IntentOptions
+
+    @OptionGroup var content: ContentOptions
+
+    @Option(
+        name: .customLong("alert-title"), help: ArgumentHelp("An alert's title (with --alert-body).", valueName: "text")
+    )
+    var alertTitle: String?
+
+    @Option(
+        name: .customLong("alert-body"), help: ArgumentHelp("The alert's text (with --alert-title).", valueName: "text")
+    )
+    var alertBody: String?
+
+    @Option(
+        name: .customLong("alert-sound"),
+        help: ArgumentHelp("The alert's sound name (default: the receiver's).", valueName: "name"))
+    var alertSound: String?
+
+    func validate() throws { _ = try changes() }
+
+    /// The changes given, checked: at least one.
+    func changes() throws -> IntentChanges {
+        var changes = try content.changes()
+        switch (
+            try IntentChanges.text(alertTitle, flag: "--alert-title"),
+            try IntentChanges.text(alertBody, flag: "--alert-body")
+        ) {
+        case (let title?, let body?):
+            changes.alert = AlertConfiguration(
+                title: title, body: body, sound: try IntentChanges.text(alertSound, flag: "--alert-sound"))
+        case (nil, nil):
+            if alertSound != nil { throw ValidationError("--alert-sound needs --alert-title and --alert-body") }
+        case (_?, nil):
+            throw ValidationError("--alert-title needs --alert-body too")
+        case (nil, _?):
+            throw ValidationError("--alert-body needs --alert-title too")
+        }
+        guard changes != IntentChanges() else {
+            throw ValidationError(
+                "nothing to update: give --destination, --status, --relevance or --alert-title with --alert-body")
+        }
+        return changes
+    }
+
+    func run() async throws {
+        try await options.run(Self.intent, changes: try changes())
     }
 }
 
@@ -70,4 +152,27 @@ struct ReportCommand: IntentCommand {
         Command.Intent.report, "Ask a device's agent to publish its status and activity again, and print them."
     )
     @OptionGroup var options: IntentOptions
+}
+
+/// The content options `start` and `update` share: destination, status, relevance.
+struct ContentOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Where the trip goes, as NAME:LATITUDE,LONGITUDE (degrees); progress and ETA count toward it.",
+            valueName: "name:lat,lon"))
+    var destination: String?
+
+    @Option(help: ArgumentHelp("A status text to show, such as \"Out for delivery\".", valueName: "text"))
+    var status: String?
+
+    @Option(help: ArgumentHelp("The activity's relevance score, -1000000...1000000.", valueName: "number"))
+    var relevance: Double?
+
+    /// The destination, status and relevance given, checked.
+    func changes() throws -> IntentChanges {
+        IntentChanges(
+            destination: try destination.map { text in try IntentChanges.destination(text, flag: "--destination") },
+            status: try IntentChanges.text(status, flag: "--status"),
+            relevanceScore: try IntentChanges.relevance(relevance, flag: "--relevance"))
+    }
 }

@@ -204,7 +204,9 @@ struct IntentExchange {
     }
 
     private func answer(_ result: CommandResult, payload: [UInt8]) -> IntentOutcome {
-        guard reports, result.ok else { return .answered(IntentAnswer(result: result, payload: payload)) }
+        guard reports, result.ok else {
+            return .answered(IntentAnswer(result: result, payload: payload, sent: command.intent))
+        }
         let activityID = reportedActivity(result)
         return .answered(
             IntentAnswer(

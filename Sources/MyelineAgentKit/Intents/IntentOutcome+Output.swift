@@ -63,9 +63,9 @@ extension IntentOutcome {
 extension IntentAnswer {
     /// The output of the answer: the result, then for a report the status and the activity.
     func output(device: DeviceID, json: Bool) -> IntentOutput {
-        // A result answers the command that was sent; it has no intent only when the agent could
-        // not read the command's.
-        let intent = result.intent?.rawValue ?? "the command"
+        // A result answers the command that was sent; it names no intent when the agent could not
+        // read the command's (an agent older than the intent), or for an intent results do not name.
+        let intent = result.intent?.rawValue ?? sent?.rawValue ?? "the command"
         var lines: [String]
         if json {
             lines = [payload, report?.status?.payload, report?.envelope?.payload].compactMap { $0 }.map {

@@ -34,6 +34,8 @@ struct IntentAnswer: Equatable {
     var payload: [UInt8]
     /// For a successful `report` only: the status and the activity.
     var report: Report?
+    /// The intent sent, for the output when the result names none (`update`'s results do not).
+    var sent: Command.Intent?
 }
 
 /// A device's status message as received.

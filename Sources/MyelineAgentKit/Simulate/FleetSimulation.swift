@@ -7,8 +7,8 @@ import Glibc
 
 /// A fleet of simulated trackers driving along real tracks: the model of `myeline-agent simulate`.
 ///
-/// Each device runs a real ``Activity`` (so its envelopes are numbered and checked as an agent's
-/// are) and drives one of the tracks, starting at its own point, one track point per step. Steps
+/// Each device runs a real ``ActivityModel`` (so its envelopes are numbered and checked as an
+/// agent's are; a model rather than an ``Activity``, whose center would run a timer per device) and drives one of the tracks, starting at its own point, one track point per step. Steps
 /// go to the devices in turn. Pure apart from the clock it is given: the same tracks and device
 /// count always make the same positions.
 struct FleetSimulation {
@@ -111,7 +111,7 @@ struct FleetSimulation {
 private struct SimulatedDevice {
     let id: DeviceID
     let since: Date
-    let activity: Activity<LocationActivityAttributes>
+    var activity: ActivityModel<LocationActivityAttributes>
     let track: [GPXPoint]
     var index: Int
     var distance: Double = 0
@@ -124,10 +124,10 @@ private struct SimulatedDevice {
         self.track = track
         self.index = index
         since = clock.now
-        let center = ActivityCenter(clock: clock, maximumActivities: 1)
-        activity = try Activity.request(
+        activity = ActivityModel(
+            id: UUID().uuidString.lowercased(),
             attributes: LocationActivityAttributes(deviceID: id, name: "Simulated \(id.rawValue)"),
-            content: ActivityContent(state: .init(), staleDate: since + staleAfter), in: center)
+            content: ActivityContent(state: .init(), staleDate: since + staleAfter), now: since)
     }
 
     /// Moves to the next point of the track (from the last back to the first) and updates the activity.
@@ -153,7 +153,7 @@ private struct SimulatedDevice {
             course: point.course ?? (leg > 0 ? from.bearing(to: to) : nil),
             horizontalAccuracy: point.hdop.map { $0 * 5 } ?? 5, fix: .fix3D, satellites: point.satellites ?? 9,
             fixTime: now, distance: distance, elapsed: max(0, now.timeIntervalSince(since)))
-        try activity.update(ActivityContent(state: state, staleDate: now + staleAfter))
+        _ = try activity.update(ActivityContent(state: state, staleDate: now + staleAfter), now: now)
         return state
     }
 }

@@ -1,44 +1,51 @@
-import AgentCore
 import Foundation
 import LiveActivity
 import Testing
 
 @Suite("PublishQueue")
 struct PublishQueueTests {
+    static let wire = ActivityWire(device: try! Fixtures.device())
+
     /// The envelope of `activity`'s event `event` numbered `seq` (an update or an end, seq 2 or more).
-    static func envelope(_ activity: String, _ event: EnvelopeEvent, seq: Int) -> AgentCore.Outgoing {
-        let attributes = LocationActivityAttributes(deviceID: Script.device, name: "Van 7")
+    static func envelope(_ activity: String, _ event: EnvelopeEvent, seq: Int) -> WireMessage {
+        let attributes = LocationActivityAttributes(deviceID: wire.device, name: "Van 7")
         let content = ActivityContent(
             state: LocationActivityAttributes.ContentState(distance: 0, elapsed: 0, paused: false), staleDate: nil)
         var model = ActivityModel(
-            id: activity, attributes: attributes, content: content, now: Script.epoch,
+            id: activity, attributes: attributes, content: content, now: Fixtures.t0,
             resumingAfter: event == .end ? seq - 2 : seq - 1)
         var last = model.lastEvent
         if event == .end {
-            for case .event(let end) in try! model.end(nil, dismissalPolicy: .default, now: Script.epoch) { last = end }
+            for case .event(let end) in try! model.end(nil, dismissalPolicy: .default, now: Fixtures.t0) { last = end }
         }
-        return .envelope(ActivityEnvelope(event: last, device: Script.device)!, expiry: nil)
+        return try! wire.message(for: last)
     }
 
-    static func status(_ seconds: Double) -> AgentCore.Outgoing {
-        .status(.online(device: Script.device, since: Script.epoch + seconds))
+    static func clear(_ activity: String) -> WireMessage { wire.clear(activityID: activity) }
+
+    static func status(_ seconds: Double) -> WireMessage {
+        try! wire.message(for: .online(device: wire.device, since: Fixtures.t0 + seconds))
     }
 
-    static func names(_ messages: [AgentCore.Outgoing]) -> [String] {
+    static func reply(_ id: String) -> WireMessage {
+        try! wire.message(for: .malformed(id: id, error: "x", timestamp: Fixtures.t0))
+    }
+
+    static func names(_ messages: [WireMessage]) -> [String] {
         messages.map { message in
-            switch message {
-            case .envelope(let envelope, _):
-                "\(envelope.header.activity) \(envelope.header.event.rawValue) \(envelope.header.seq)"
+            switch message.kind {
+            case .envelope(let activity, let event, let seq): "\(activity) \(event.rawValue) \(seq)"
             case .clear(let activity): "\(activity) clear"
-            case .status(let status): "status \(Int(status.since!.timeIntervalSince(Script.epoch)))"
-            case .reply(let result): "reply \(result.id)"
+            case .status:
+                "status \(Int(try! WireCodec.decode(StatusMessage.self, from: message.payload).since!.timeIntervalSince(Fixtures.t0)))"
+            case .reply: "reply \(try! WireCodec.decode(CommandResult.self, from: message.payload).id)"
             }
         }
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
         var name: String
-        var messages: [AgentCore.Outgoing]
+        var messages: [WireMessage]
         var connected: Bool
         var waiting: [String]
         var testDescription: String { name }
@@ -57,13 +64,13 @@ struct PublishQueueTests {
             name: "offline, an end is never replaced and nothing overtakes it",
             messages: [
                 envelope("a", .update, seq: 2), envelope("a", .update, seq: 3), envelope("a", .end, seq: 4),
-                .clear(activityID: "a"),
+                clear("a"),
             ],
             connected: false, waiting: ["a update 3", "a end 4", "a clear"]),
         Row(
             name: "offline, updates of two activities are kept apart",
             messages: [
-                .clear(activityID: "x"), envelope("a", .update, seq: 2), envelope("b", .update, seq: 7),
+                clear("x"), envelope("a", .update, seq: 2), envelope("b", .update, seq: 7),
                 envelope("a", .update, seq: 3), envelope("b", .update, seq: 8),
             ],
             connected: false, waiting: ["a update 3", "b update 8"]),
@@ -73,9 +80,9 @@ struct PublishQueueTests {
         Row(
             name: "offline, replies are never replaced",
             messages: [
-                .reply(.malformed(id: "c1", error: "x", timestamp: Script.epoch)),
-                .reply(.malformed(id: "c2", error: "x", timestamp: Script.epoch)),
-                .reply(.malformed(id: "c3", error: "x", timestamp: Script.epoch)),
+                reply("c1"),
+                reply("c2"),
+                reply("c3"),
             ],
             connected: false, waiting: ["reply c2", "reply c3"]),
     ])
@@ -90,7 +97,7 @@ struct PublishQueueTests {
 
     @Test func aSlowLinkCoalescesOnceTheBacklogIsReached() {
         var queue = PublishQueue()
-        queue.enqueue(.clear(activityID: "x"), connected: true)
+        queue.enqueue(Self.clear("x"), connected: true)
         _ = queue.next()
         // Connected, but the broker does not keep up: three more updates than the backlog.
         for seq in 2..<(PublishQueue.backlog + 5) {
@@ -103,13 +110,13 @@ struct PublishQueueTests {
 
     @Test func oneInFlightAtATimeUntilDone() {
         var queue = PublishQueue()
-        queue.enqueue(.clear(activityID: "a"), connected: true)
-        queue.enqueue(.clear(activityID: "b"), connected: true)
-        #expect(queue.next() == .clear(activityID: "a"))
+        queue.enqueue(Self.clear("a"), connected: true)
+        queue.enqueue(Self.clear("b"), connected: true)
+        #expect(queue.next() == Self.clear("a"))
         #expect(queue.next() == nil)
         #expect(!queue.isEmpty)
         queue.done()
-        #expect(queue.next() == .clear(activityID: "b"))
+        #expect(queue.next() == Self.clear("b"))
         queue.done()
         #expect(queue.isEmpty)
     }

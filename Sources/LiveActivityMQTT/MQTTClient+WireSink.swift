@@ -1,0 +1,36 @@
+import LiveActivity
+import MQTT
+
+extension MQTTClient: WireSink {
+    /// Publishes `message` at QoS 1, retained unless it is a command result, with its MQTT 5
+    /// content type (`application/json`) and message expiry.
+    ///
+    /// A broker that lost the session (``MQTT/MQTTError/Code/sessionLost``) may never have had the
+    /// message: it is sent again on the new session.
+    ///
+    /// - Throws: `MQTTError` (`.publishRefused` with the broker's reason, `.payloadTooLarge`,
+    ///   `.clientShutDown`, ...) or `CancellationError`.
+    public func publish(_ message: WireMessage) async throws {
+        let properties = MQTTPublishProperties(contentType: message.contentType, messageExpiry: message.messageExpiry)
+        while true {
+            do {
+                try await publish(
+                    message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain,
+                    properties: properties)
+                return
+            } catch let error as MQTTError where error.code == .sessionLost {
+                continue
+            }
+        }
+    }
+}
+
+extension MQTTWill {
+    /// The will of ``LiveActivity/ActivityWire/will(instance:)``: retained at QoS 1, with the
+    /// message's content type.
+    public init(_ message: WireMessage) {
+        self.init(
+            topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain,
+            properties: MQTTPublishProperties(contentType: message.contentType))
+    }
+}
