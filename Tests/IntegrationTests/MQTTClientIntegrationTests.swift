@@ -80,6 +80,40 @@ struct MQTTClientIntegrationTests {
         }
     }
 
+    /// A burst that fills the subscriber's socket with many packets at once, which
+    /// `MosquittoHandle.loop` reads without a select each (FIONREAD, up to 256 a round): every
+    /// message arrives once and in order, at QoS 0 and 1, and the connection goes on (its
+    /// acknowledgements went out between the rounds: a message published after the burst arrives).
+    @Test(arguments: [MQTTQoS.atMostOnce, .atLeastOnce])
+    func aBurstArrivesWholeAndInOrder(qos: MQTTQoS) async throws {
+        let topic = "\(Self.uniquePrefix())/device/burst"
+        let count = 20_000
+        try await TestBroker.with(extraConfiguration: AggregatorIntegrationTests.tunedBroker) { broker in
+            try await MQTTClient.withClient(configuration: Self.configuration(broker, "burst-in"), logger: Self.logger)
+            {
+                subscriber in
+                try await subscriber.waitUntilConnected()
+                let subscription = try await subscriber.subscribe(to: [topic], qos: qos) { message in
+                    Int(String(decoding: message.payload, as: UTF8.self)) ?? -1
+                }
+                try await MQTTClient.withClient(
+                    configuration: Self.configuration(broker, "burst-out"), logger: Self.logger
+                ) { publisher in
+                    try await publisher.waitUntilConnected()
+                    let burst = (1...count).map { (topic: topic, payload: Array("\($0)".utf8)) }
+                    let sent = await publisher.publishInOrder(burst, qos: qos)
+                    #expect(sent.failure == nil)
+                    var received: [Int] = []
+                    var iterator = subscription.makeAsyncIterator()
+                    while received.count < count, let number = await iterator.next() { received.append(number) }
+                    #expect(received == Array(1...count))
+                    try await publisher.publish(topic, payload: Array("after".utf8), qos: .atLeastOnce)
+                    #expect(await iterator.next() == -1)
+                }
+            }
+        }
+    }
+
     /// The calling thread's name, as /proc shows it.
     private static func currentThreadName() -> String {
         let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
