@@ -256,13 +256,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: [
-                "LiveActivity",
-                "Location",
-                "Locking",
-                "MQTT",
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["LiveActivity", "Locking", "MQTT"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -298,7 +292,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocationTests",
-            dependencies: ["AsyncSupport", "Location", "Locking", "TestSupport"],
+            dependencies: ["AsyncSupport", "Location", "Locking"],
             resources: [.copy("Data")],
             swiftSettings: strict
         ),
@@ -334,7 +328,6 @@ let package = Package(
                 "MyelineConfiguration",
                 "LiveActivity",
                 "Location",
-                "Locking",
                 "MQTT",
                 "TestSupport",
                 "Tracking",
