@@ -92,7 +92,7 @@ public struct BoardDecoder: Sendable {
                     ?? .rejected(.init(topic: topic, reason: error.message))
             }
             guard envelope.header.device == device, envelope.header.activity == activityID else {
-                return .rejected(.init(topic: topic, reason: Self.otherTopic))
+                return .rejected(.init(topic: topic, reason: Self.topicMismatch))
             }
             return .envelope(envelope)
         case .track, .command, .commandResult:
@@ -104,7 +104,7 @@ public struct BoardDecoder: Sendable {
     /// 4 KiB, the limit ActivityKit and the `LiveActivity` library put on a content state.
     public static let maximumContentStateSize = ActivityModel<LocationActivityAttributes>.maximumContentStateSize
 
-    private static let otherTopic = "envelope of another device or activity than its topic"
+    private static let topicMismatch = "envelope of another device or activity than its topic"
 
     /// What an envelope that is not a valid `location` one means: nil when it claims to be a
     /// `location` envelope or has no valid header (the `location` decode's error says what is wrong);
@@ -120,7 +120,7 @@ public struct BoardDecoder: Sendable {
             return .rejected(.init(topic: topic, reason: "attributes type \(header.attributesType): \(error.message)"))
         }
         guard envelope.header.device == device, envelope.header.activity == activityID else {
-            return .rejected(.init(topic: topic, reason: Self.otherTopic))
+            return .rejected(.init(topic: topic, reason: Self.topicMismatch))
         }
         let size = envelope.contentStateSize
         guard size <= Self.maximumContentStateSize else {
