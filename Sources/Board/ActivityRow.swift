@@ -40,10 +40,9 @@ public enum RowState: String, CaseIterable, Hashable, Sendable {
 public struct ActivityRow: Hashable, Sendable {
     /// The activity's device and id.
     public let key: ActivityKey
-    /// The fixed attributes (name, vehicle, driver, destination).
-    public var attributes: LocationActivityAttributes
-    /// The latest content state.
-    public var content: LocationActivityAttributes.ContentState
+    /// What the activity holds: a `location` activity's attributes and content state, or another
+    /// attributes type's, shown generically.
+    public var details: Details
     /// When the content turns stale; `nil` means never.
     public var staleDate: Date?
     /// The relevance score: higher sorts first.
@@ -69,17 +68,36 @@ public struct ActivityRow: Hashable, Sendable {
 
     /// The row for a decoded envelope received at `receivedAt`.
     public init(_ envelope: ActivityEnvelope<LocationActivityAttributes>, receivedAt: Date) {
-        key = ActivityKey(device: envelope.header.device, activity: envelope.header.activity)
-        attributes = envelope.attributes
-        content = envelope.content.state
-        staleDate = envelope.content.staleDate
-        relevance = envelope.content.relevanceScore
-        event = envelope.header.event
-        seq = envelope.header.seq
-        timestamp = envelope.timestamp
-        dismissalDate = envelope.dismissalDate
-        lastAlert = envelope.alert
-        alertDate = envelope.alert.map { _ in min(envelope.timestamp, receivedAt) }
+        self.init(
+            header: envelope.header, timestamp: envelope.timestamp,
+            details: .location(attributes: envelope.attributes, content: envelope.content.state),
+            staleDate: envelope.content.staleDate, relevance: envelope.content.relevanceScore,
+            dismissalDate: envelope.dismissalDate, alert: envelope.alert, receivedAt: receivedAt)
+    }
+
+    /// The row for an envelope of an attributes type the board has no columns for, received at `receivedAt`.
+    public init(_ envelope: AnyActivityEnvelope, receivedAt: Date) {
+        self.init(
+            header: envelope.header, timestamp: envelope.timestamp, details: .generic(GenericActivity(envelope)),
+            staleDate: envelope.content.staleDate, relevance: envelope.content.relevanceScore,
+            dismissalDate: envelope.dismissalDate, alert: envelope.alert, receivedAt: receivedAt)
+    }
+
+    /// The row for an envelope's parts, of whatever type.
+    private init(
+        header: EnvelopeHeader, timestamp: Date, details: Details, staleDate: Date?, relevance: Double,
+        dismissalDate: Date?, alert: AlertConfiguration?, receivedAt: Date
+    ) {
+        key = ActivityKey(device: header.device, activity: header.activity)
+        self.details = details
+        self.staleDate = staleDate
+        self.relevance = relevance
+        event = header.event
+        seq = header.seq
+        self.timestamp = timestamp
+        self.dismissalDate = dismissalDate
+        lastAlert = alert
+        alertDate = alert.map { _ in min(timestamp, receivedAt) }
         self.receivedAt = receivedAt
     }
 
@@ -89,8 +107,7 @@ public struct ActivityRow: Hashable, Sendable {
         staleDate: Date?, relevance: Double, event: EnvelopeEvent, seq: Int, timestamp: Date, receivedAt: Date
     ) {
         self.key = key
-        self.attributes = attributes
-        self.content = content
+        details = .location(attributes: attributes, content: content)
         self.staleDate = staleDate
         self.relevance = relevance
         self.event = event
@@ -102,12 +119,69 @@ public struct ActivityRow: Hashable, Sendable {
     /// This row's state at `now`, given whether its device is offline.
     ///
     /// An ended activity shows ENDED; otherwise an offline device shows OFFLINE, then content past its
-    /// stale date shows STALE, then a paused trip PAUSED; anything else is ACTIVE.
+    /// stale date shows STALE, then a paused trip PAUSED (a `location` activity's); anything else is ACTIVE.
     public func state(at now: Date, deviceOffline: Bool) -> RowState {
         if event == .end { return .ended }
         if deviceOffline { return .offline }
         if let staleDate, now >= staleDate { return .stale }
-        if content.paused { return .paused }
+        if case .location(_, let content) = details, content.paused { return .paused }
         return .active
+    }
+
+    /// What an activity on the board holds, by its attributes type.
+    public enum Details: Hashable, Sendable {
+        /// A `location` activity: the fixed attributes (name, vehicle, driver, destination) and the
+        /// latest content state, each with columns of its own.
+        case location(attributes: LocationActivityAttributes, content: LocationActivityAttributes.ContentState)
+        /// An activity of another attributes type (docs/topics.md, attributes types).
+        case generic(GenericActivity)
+    }
+
+    /// The attributes of a `location` activity; nil for another type.
+    public var attributes: LocationActivityAttributes? {
+        guard case .location(let attributes, _) = details else { return nil }
+        return attributes
+    }
+
+    /// The latest content state of a `location` activity; nil for another type.
+    public var content: LocationActivityAttributes.ContentState? {
+        guard case .location(_, let content) = details else { return nil }
+        return content
+    }
+
+    /// The activity of another attributes type; nil for a `location` one.
+    public var generic: GenericActivity? {
+        guard case .generic(let generic) = details else { return nil }
+        return generic
+    }
+
+    /// Whether the activity is of another type than `location`.
+    var isGeneric: Bool {
+        if case .generic = details { return true }
+        return false
+    }
+
+    /// The attributes type (`attributes-type`), such as `location`.
+    public var attributesType: String {
+        switch details {
+        case .location: LocationActivityAttributes.typeName
+        case .generic(let generic): generic.type
+        }
+    }
+
+    /// The name shown: the attributes' name, or the activity id for a type whose attributes have no
+    /// `name` string.
+    public var name: String {
+        switch details {
+        case .location(let attributes, _): attributes.name
+        case .generic(let generic): generic.name ?? key.activity
+        }
+    }
+
+    /// When the latest envelope's data is from by the device's clock: a location's fix time when it
+    /// is later than the envelope's `timestamp`, else the `timestamp`.
+    var latestTime: Date {
+        guard case .location(_, let content) = details, let fixTime = content.fixTime else { return timestamp }
+        return max(timestamp, fixTime)
     }
 }

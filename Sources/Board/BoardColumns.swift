@@ -12,8 +12,11 @@ public enum BoardColumn: String, CaseIterable, Hashable, Sendable {
     case state = "STATE"
     /// How long the device has been in its link state (offline since, online since).
     case since = "SINCE"
-    /// Latitude and longitude.
+    /// Latitude and longitude; the attributes type of an activity of another type.
     case location = "LOCATION"
+    /// The content's top-level values of an activity of another attributes type (``GenericActivity``):
+    /// shown only while the board has such an activity.
+    case fields = "FIELDS"
     /// Speed, km/h.
     case speed = "KM/H"
     /// Course, degrees true.
@@ -41,13 +44,13 @@ public enum BoardColumn: String, CaseIterable, Hashable, Sendable {
 
     /// Most important first: which columns stay as the terminal narrows.
     public static let byPriority: [BoardColumn] = [
-        .device, .state, .age, .since, .location, .speed, .progress, .eta, .alert, .health, .name, .distance,
-        .elapsed, .seen, .course, .fix, .accuracy,
+        .device, .state, .age, .since, .location, .speed, .progress, .eta, .alert, .fields, .health, .name,
+        .distance, .elapsed, .seen, .course, .fix, .accuracy,
     ]
 
     /// How the room left is shared out, in order: each column up to its width, then the alert takes the rest.
     static let widening: [(column: BoardColumn, width: Int)] = [
-        (.alert, 20), (.health, 14), (.alert, 24), (.health, 20), (.name, 20), (.device, 16),
+        (.alert, 20), (.health, 14), (.alert, 24), (.fields, 40), (.health, 20), (.name, 20), (.device, 16),
     ]
 
     /// The narrowest the column is shown, columns.
@@ -58,6 +61,7 @@ public enum BoardColumn: String, CaseIterable, Hashable, Sendable {
         case .state: 8
         case .since, .age, .seen, .eta, .accuracy, .fix: 5
         case .location: 21
+        case .fields: 16
         case .speed, .course, .progress: 4
         case .distance: 7
         case .elapsed: 8
@@ -77,12 +81,13 @@ public enum BoardColumn: String, CaseIterable, Hashable, Sendable {
     /// The columns shown at `width` and their widths, in screen order: the most important ones whose
     /// narrowest widths fit (one space between columns; once the name is in, the columns after it
     /// must also leave the alert 20 columns and the health 14), then the room left shared out to the
-    /// columns that can widen (``widening``), the rest to the alert.
-    public static func plan(width: Int) -> [(column: BoardColumn, width: Int)] {
+    /// columns that can widen (``widening``), the rest to the alert. FIELDS is a candidate only when
+    /// `fields` is true (the board shows an activity of another attributes type).
+    public static func plan(width: Int, fields: Bool = false) -> [(column: BoardColumn, width: Int)] {
         var chosen: Set<BoardColumn> = []
         var used = -1
         var reserve = 0
-        for column in byPriority {
+        for column in byPriority where fields || column != .fields {
             guard used + 1 + column.minimumWidth + reserve <= width else { break }
             chosen.insert(column)
             used += 1 + column.minimumWidth

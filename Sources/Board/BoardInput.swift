@@ -4,8 +4,11 @@ import LiveActivity
 
 /// One received MQTT message, turned into what it means for the board.
 public enum BoardInput: Hashable, Sendable {
-    /// A valid activity envelope whose device and activity match its topic.
+    /// A valid `location` activity envelope whose device and activity match its topic.
     case envelope(ActivityEnvelope<LocationActivityAttributes>)
+    /// A valid envelope of another attributes type whose device and activity match its topic, with a
+    /// content state of at most ``BoardDecoder/maximumContentStateSize``: shown generically.
+    case genericEnvelope(AnyActivityEnvelope)
     /// An empty retained message on an activity topic: the activity was dismissed.
     case activityCleared(ActivityKey)
     /// A valid status whose device matches its topic.
@@ -84,14 +87,50 @@ public struct BoardDecoder: Sendable {
             do {
                 envelope = try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: payload)
             } catch {
-                return .rejected(.init(topic: topic, reason: error.message))
+                // Nearly every envelope is a location's: another type is tried only once that failed.
+                return decodeGeneric(topic: topic, payload: payload, device: device, activityID: activityID)
+                    ?? .rejected(.init(topic: topic, reason: error.message))
             }
             guard envelope.header.device == device, envelope.header.activity == activityID else {
-                return .rejected(.init(topic: topic, reason: "envelope of another device or activity than its topic"))
+                return .rejected(.init(topic: topic, reason: Self.topicMismatch))
             }
             return .envelope(envelope)
         case .track, .command, .commandResult:
             return .rejected(.init(topic: topic, reason: "not a status or activity topic"))
         }
+    }
+
+    /// The most bytes the content state of an envelope of another attributes type may take as JSON:
+    /// 4 KiB, the limit ActivityKit and the `LiveActivity` library put on a content state.
+    public static let maximumContentStateSize = ActivityModel<LocationActivityAttributes>.maximumContentStateSize
+
+    private static let topicMismatch = "envelope of another device or activity than its topic"
+
+    /// What an envelope that is not a valid `location` one means: nil when it claims to be a
+    /// `location` envelope or has no valid header (the `location` decode's error says what is wrong);
+    /// else the envelope of another type, or why it is rejected.
+    private func decodeGeneric(topic: String, payload: [UInt8], device: DeviceID, activityID: String) -> BoardInput? {
+        guard let header = try? WireCodec.decode(EnvelopeHeader.self, from: payload),
+            header.attributesType != LocationActivityAttributes.typeName
+        else { return nil }
+        let envelope: AnyActivityEnvelope
+        do {
+            envelope = try WireCodec.decode(AnyActivityEnvelope.self, from: payload)
+        } catch {
+            return .rejected(.init(topic: topic, reason: "attributes type \(header.attributesType): \(error.message)"))
+        }
+        guard envelope.header.device == device, envelope.header.activity == activityID else {
+            return .rejected(.init(topic: topic, reason: Self.topicMismatch))
+        }
+        let size = envelope.contentStateSize
+        guard size <= Self.maximumContentStateSize else {
+            return .rejected(
+                .init(
+                    topic: topic,
+                    reason:
+                        "attributes type \(header.attributesType): 'content-state' is \(size) bytes as JSON, over the "
+                        + "\(Self.maximumContentStateSize) bytes (4 KiB) a content state may take"))
+        }
+        return .genericEnvelope(envelope)
     }
 }

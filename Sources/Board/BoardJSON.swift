@@ -8,8 +8,10 @@ import LiveActivity
 /// Keys are sorted, dates are UNIX epoch seconds, speeds m/s, distances metres, as on the wire;
 /// absent values are omitted, and so are `issues` when the device is healthy.
 public enum BoardJSON {
-    /// One activity in `state`: device, activity, state, attributes, content and envelope fields, and
-    /// its device's link state and health.
+    /// One activity in `state`: device, activity, state, attributes type, attributes, content and
+    /// envelope fields, and its device's link state and health. A `location` activity's attributes
+    /// and content have keys of their own; another type's content is one `content` object of its
+    /// top-level strings, numbers and booleans (``GenericActivity``).
     public static func row(_ row: ActivityRow, state: RowState, change: String? = nil, fleet: Fleet) -> String {
         self.row(
             row, state: state, change: change, status: fleet.devices[row.key.device],
@@ -22,8 +24,14 @@ public enum BoardJSON {
         _ row: ActivityRow, state: RowState, change: String? = nil, status: DeviceStatus? = nil,
         health: DeviceHealth? = nil
     ) -> String {
-        let content = row.content
-        let attributes = row.attributes
+        // A location's keys, or another type's `content`.
+        var attributes: LocationActivityAttributes?
+        var content: LocationActivityAttributes.ContentState?
+        var generic: GenericActivity?
+        switch row.details {
+        case .location(let locationAttributes, let state): (attributes, content) = (locationAttributes, state)
+        case .generic(let other): generic = other
+        }
         // Members in the keys' sorted order (by their UTF-8 bytes), as JSONObject would write them.
         var line = SortedJSONWriter(capacity: 640)
         line.add("activity", .string(row.key.activity))
@@ -37,12 +45,19 @@ public enum BoardJSON {
                 value["date"] = row.alertDate.map { .number(seconds($0)) }
                 return .object(value)
             })
-        line.add("altitude", content.altitude.map(JSONValue.number))
+        line.add("altitude", content?.altitude.map(JSONValue.number))
         line.add("change", change.map(JSONValue.string))
-        line.add("course", content.course.map(JSONValue.number))
+        line.add(
+            "content",
+            generic.map { generic in
+                var value = JSONObject()
+                for field in generic.fields { value[field.key] = field.value }
+                return .object(value)
+            })
+        line.add("course", content?.course.map(JSONValue.number))
         line.add(
             "destination",
-            attributes.destination.map { destination in
+            attributes?.destination.map { destination in
                 var value = JSONObject()
                 value["name"] = .string(destination.name)
                 value["latitude"] = .number(destination.latitude)
@@ -51,32 +66,33 @@ public enum BoardJSON {
             })
         line.add("device", .string(row.key.device.rawValue))
         line.add("dismissal-date", row.dismissalDate.map { .number(seconds($0)) })
-        line.add("distance", .number(content.distance))
-        line.add("driver", attributes.driver.map(JSONValue.string))
-        line.add("elapsed", .number(content.elapsed))
-        line.add("eta", content.eta.map { .number(seconds($0)) })
+        line.add("distance", content.map { .number($0.distance) })
+        line.add("driver", attributes?.driver.map(JSONValue.string))
+        line.add("elapsed", content.map { .number($0.elapsed) })
+        line.add("eta", content?.eta.map { .number(seconds($0)) })
         line.add("event", .string(row.event.rawValue))
-        line.add("fix", .string(content.fix.rawValue))
-        line.add("fixTime", content.fixTime.map { .number(seconds($0)) })
+        line.add("fix", content.map { .string($0.fix.rawValue) })
+        line.add("fixTime", content?.fixTime.map { .number(seconds($0)) })
         line.add("healthy", health.map { .bool($0.isHealthy) })
-        line.add("horizontalAccuracy", content.horizontalAccuracy.map(JSONValue.number))
+        line.add("horizontalAccuracy", content?.horizontalAccuracy.map(JSONValue.number))
         line.add("issues", health.flatMap(issues))
         line.add("kind", .string("activity"))
-        line.add("latitude", content.latitude.map(JSONValue.number))
-        line.add("longitude", content.longitude.map(JSONValue.number))
-        line.add("name", .string(attributes.name))
-        line.add("paused", .bool(content.paused))
-        line.add("progress", content.progress.map(JSONValue.number))
+        line.add("latitude", content?.latitude.map(JSONValue.number))
+        line.add("longitude", content?.longitude.map(JSONValue.number))
+        line.add("name", .string(row.name))
+        line.add("paused", content.map { .bool($0.paused) })
+        line.add("progress", content?.progress.map(JSONValue.number))
         line.add("relevance-score", .number(row.relevance))
         line.add("resynced-at", row.resyncedAt.map { .number(seconds($0)) })
-        line.add("satellites", content.satellites.map(JSONValue.int))
+        line.add("satellites", content?.satellites.map(JSONValue.int))
         line.add("seq", .int(row.seq))
-        line.add("speed", content.speed.map(JSONValue.number))
+        line.add("speed", content?.speed.map(JSONValue.number))
         line.add("stale-date", row.staleDate.map { .number(seconds($0)) })
         line.add("state", .string(name(of: state)))
         line.add("status", health.map { _ in .string(status?.state?.rawValue ?? "unknown") })
         line.add("timestamp", .number(seconds(row.timestamp)))
-        line.add("vehicle", attributes.vehicle.map(JSONValue.string))
+        line.add("type", .string(row.attributesType))
+        line.add("vehicle", attributes?.vehicle.map(JSONValue.string))
         return line.finish()
     }
 

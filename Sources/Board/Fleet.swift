@@ -41,6 +41,9 @@ public struct Fleet: Sendable {
     public private(set) var seqJumpCount = 0
     /// How many times a row was resynchronised past the `seq` rule (``resyncWindow``).
     public private(set) var resyncCount = 0
+    /// How many rows are of an attributes type shown generically (``ActivityRow/Details/generic(_:)``):
+    /// the compact layout has a FIELDS column while there are any.
+    public private(set) var genericCount = 0
     /// Increases with every change that can alter what the board shows.
     public private(set) var revision = 0
     /// Increases with every change that can alter the order of rows: a row added, removed, or a new
@@ -95,6 +98,10 @@ public struct Fleet: Sendable {
     public mutating func apply(_ input: BoardInput, now: Date, superseded: Int = 0) -> Change {
         switch input {
         case .envelope(let envelope):
+            let row = ActivityRow(envelope, receivedAt: now)
+            noteSeen(row, now: now)
+            return upsert(row, now: now, superseded: superseded)
+        case .genericEnvelope(let envelope):
             let row = ActivityRow(envelope, receivedAt: now)
             noteSeen(row, now: now)
             return upsert(row, now: now, superseded: superseded)
@@ -167,9 +174,8 @@ public struct Fleet: Sendable {
     /// Notes when the device of `row` reported, and how far ahead of the board's clock.
     private mutating func noteSeen(_ row: ActivityRow, now: Date) {
         let known = devices.count
-        let latest = max(row.timestamp, row.content.fixTime ?? row.timestamp)
         // In place: one hash lookup for every envelope.
-        devices[row.key.device, default: DeviceStatus()].noteEnvelope(at: latest, now: now)
+        devices[row.key.device, default: DeviceStatus()].noteEnvelope(at: row.latestTime, now: now)
         if devices.count != known { orderRevision += 1 }
     }
 
@@ -297,6 +303,8 @@ public struct Fleet: Sendable {
                 row.alertDate = old.alertDate
             }
             if row.relevance != old.relevance { orderRevision += 1 }
+            // An activity id taken by another type: rare, and two tag checks for the others.
+            if row.isGeneric != old.isGeneric { genericCount += row.isGeneric ? 1 : -1 }
         } else {
             if activityCount(of: key.device) >= maximumActivitiesPerDevice {
                 rejectedCount += 1
@@ -310,6 +318,7 @@ public struct Fleet: Sendable {
             }
             activitiesByDevice[key.device, default: []].insert(key.activity)
             orderRevision += 1
+            if row.isGeneric { genericCount += 1 }
         }
         if new.lastAlert != nil, let date = row.alertDate, let alert = row.lastAlert {
             alertCount += 1
@@ -328,7 +337,8 @@ public struct Fleet: Sendable {
 
     @discardableResult
     private mutating func remove(_ key: ActivityKey) -> Bool {
-        guard rows.removeValue(forKey: key) != nil else { return false }
+        guard let row = rows.removeValue(forKey: key) else { return false }
+        if row.isGeneric { genericCount -= 1 }
         ended.remove(key)
         heldBack[key] = nil
         activitiesByDevice[key.device]?.remove(key.activity)

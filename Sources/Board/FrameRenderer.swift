@@ -92,7 +92,7 @@ public struct FrameRenderer: Sendable {
             fleet, counts: counts, view: view, header: header, shown: shown.count, total: entries.count, now: now)
         switch layout {
         case .compact:
-            let plan = BoardColumn.plan(width: columns)
+            let plan = BoardColumn.plan(width: columns, fields: fleet.genericCount > 0)
             frame.append(
                 paint(
                     fit(
@@ -209,6 +209,9 @@ public struct FrameRenderer: Sendable {
         let health = fleet.health(of: device)
         var row: ActivityRow?
         if case .activity(let key) = entry { row = fleet.rows[key] }
+        // A location's columns; `-` for a device row and an activity of another type.
+        let content = row?.content
+        let attributes = row?.attributes
         let lineColour = colour(of: state)
         var cells: [String] = []
         for (column, width) in plan {
@@ -216,26 +219,28 @@ public struct FrameRenderer: Sendable {
             let value: String
             switch column {
             case .device: value = TerminalText.sanitized(device.rawValue)
-            case .name: value = row.map { TerminalText.sanitized($0.attributes.name) } ?? "-"
+            case .name: value = row.map { TerminalText.sanitized($0.name) } ?? "-"
             case .state: value = state.rawValue + (row?.resyncedAt != nil ? "↺" : "")
             case .since: value = status?.state == nil ? "-" : RowFormat.age(since: status?.since, now: now)
-            case .location: value = row.map { RowFormat.location($0.content) } ?? "no activity"
-            case .speed: value = row.map { RowFormat.speed($0.content.speed) } ?? "-"
-            case .course: value = row.map { RowFormat.course($0.content.course) } ?? "-"
-            case .fix: value = row.map { RowFormat.fix($0.content) } ?? "-"
-            case .accuracy: value = row.map { RowFormat.distance($0.content.horizontalAccuracy) } ?? "-"
-            case .age: value = row.map { RowFormat.age(since: $0.content.fixTime ?? $0.timestamp, now: now) } ?? "-"
+            case .location:
+                value =
+                    content.map(RowFormat.location) ?? row.map { TerminalText.sanitized($0.attributesType) }
+                    ?? "no activity"
+            case .fields: value = row?.generic.map { TerminalText.sanitized($0.fieldsText) } ?? "-"
+            case .speed: value = content.map { RowFormat.speed($0.speed) } ?? "-"
+            case .course: value = content.map { RowFormat.course($0.course) } ?? "-"
+            case .fix: value = content.map(RowFormat.fix) ?? "-"
+            case .accuracy: value = content.map { RowFormat.distance($0.horizontalAccuracy) } ?? "-"
+            case .age: value = row.map { RowFormat.age(since: content?.fixTime ?? $0.timestamp, now: now) } ?? "-"
             case .seen: value = RowFormat.age(since: status?.lastSeen, now: now)
-            case .distance: value = row.map { RowFormat.distance($0.content.distance) } ?? "-"
-            case .elapsed: value = row.map { RowFormat.elapsed($0.content.elapsed) } ?? "-"
+            case .distance: value = content.map { RowFormat.distance($0.distance) } ?? "-"
+            case .elapsed: value = content.map { RowFormat.elapsed($0.elapsed) } ?? "-"
             case .progress:
                 value =
-                    row.flatMap { $0.attributes.destination != nil ? RowFormat.progress($0.content.progress) : nil }
-                    ?? "-"
+                    content.flatMap { attributes?.destination != nil ? RowFormat.progress($0.progress) : nil } ?? "-"
             case .eta:
                 value =
-                    row.flatMap { $0.attributes.destination != nil ? RowFormat.eta($0.content.eta, now: now) : nil }
-                    ?? "-"
+                    content.flatMap { attributes?.destination != nil ? RowFormat.eta($0.eta, now: now) : nil } ?? "-"
             case .health:
                 value = health.isHealthy ? "ok" : health.summary
                 if !health.isHealthy { highlight = "35" }
@@ -284,15 +289,25 @@ public struct FrameRenderer: Sendable {
                 + TerminalText.fit(state.rawValue, 9)
             return [first, deviceLine, "", "", "", ""]
         }
-        let attributes = row.attributes
-        let content = row.content
+        var alert = "  no alert since the board started"
+        if let last = row.lastAlert {
+            let age = row.alertDate.map { " (\(RowFormat.age(since: $0, now: now)) ago)" } ?? ""
+            alert = "  ! \(clean(last.title)): \(clean(last.body))\(age)"
+        }
+        let stateText = TerminalText.fit(state.rawValue + (row.resyncedAt != nil ? "↺" : ""), 9)
+        guard case .location(let attributes, let content) = row.details else {
+            // Another attributes type: its type, when it last changed, and its content's values as they are.
+            let title = "\(clean(device.rawValue)) · \(clean(row.name))"
+            let first = TerminalText.fit(title, max(1, columns - 10)) + " " + stateText
+            let type =
+                "  type \(clean(row.attributesType)), updated \(RowFormat.age(since: row.timestamp, now: now)) ago"
+            return [first, type, "  " + clean(row.generic?.fieldsText ?? ""), alert, deviceLine, ""]
+        }
         let who = [attributes.vehicle, attributes.driver].compactMap { $0.map(clean) }
         let title =
             "\(clean(device.rawValue)) · \(clean(attributes.name))"
             + (who.isEmpty ? "" : " (\(who.joined(separator: ", ")))")
-        let first =
-            TerminalText.fit(title, max(1, columns - 10)) + " "
-            + TerminalText.fit(state.rawValue + (row.resyncedAt != nil ? "↺" : ""), 9)
+        let first = TerminalText.fit(title, max(1, columns - 10)) + " " + stateText
         var position = ["  " + RowFormat.location(content)]
         if content.speed != nil { position.append("\(RowFormat.speed(content.speed)) km/h") }
         if content.course != nil { position.append(RowFormat.course(content.course)) }
@@ -306,11 +321,6 @@ public struct FrameRenderer: Sendable {
             trip +=
                 "   → \(clean(destination.name)) \(RowFormat.progress(content.progress))"
                 + "   ETA \(RowFormat.eta(content.eta, now: now))"
-        }
-        var alert = "  no alert since the board started"
-        if let last = row.lastAlert {
-            let age = row.alertDate.map { " (\(RowFormat.age(since: $0, now: now)) ago)" } ?? ""
-            alert = "  ! \(clean(last.title)): \(clean(last.body))\(age)"
         }
         return [first, position.joined(separator: "   "), trip, alert, deviceLine, ""]
     }

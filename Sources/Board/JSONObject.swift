@@ -12,6 +12,13 @@ public enum JSONValue: Hashable, Sendable {
     case object(JSONObject)
     /// An array of values.
     case array([JSONValue])
+
+    /// The value as the board's lines write it, such as `"two pallets waiting"` or `2`.
+    public var text: String {
+        var output = JSONText(capacity: 32)
+        output.append(value: self)
+        return output.text
+    }
 }
 
 /// A flat, sorted-keys JSON object written by hand: the board's JSON lines, thousands per second.

@@ -4,28 +4,34 @@ import LiveActivity
 /// The board as plain lines, one per change, for a pipe or a log (`myeline-aggregator > file`):
 /// no escape codes, every value in words, each line starting with the board's time (UTC).
 public enum PlainText {
-    /// `2026-11-25T21:00:01Z van-7/a1 ACTIVE 52.52001, 13.40495 · 44 km/h 88° fix 3D/9 ±5m · …`
+    /// `2026-11-25T21:00:01Z van-7/a1 ACTIVE 52.52001, 13.40495 · 44 km/h 88° fix 3D/9 ±5m · …`, or for
+    /// another attributes type `… van-7/pin-1 ACTIVE pin-1 · type com.example.pin, updated 3s ago · count=2, …`
     public static func row(
         _ row: ActivityRow, state: RowState, status: DeviceStatus?, health: DeviceHealth, now: Date
     ) -> String {
         let clean = TerminalText.sanitized
-        let content = row.content
         var parts = [
             "\(clean(row.key.device.rawValue))/\(clean(row.key.activity)) \(state.rawValue)"
-                + (row.resyncedAt != nil ? " (resynced)" : "") + " \(clean(row.attributes.name))",
-            RowFormat.location(content),
+                + (row.resyncedAt != nil ? " (resynced)" : "") + " \(clean(row.name))"
         ]
-        var motion: [String] = []
-        if content.speed != nil { motion.append("\(RowFormat.speed(content.speed)) km/h") }
-        if content.course != nil { motion.append(RowFormat.course(content.course)) }
-        if content.fix != .noFix { motion.append("fix \(RowFormat.fix(content))") }
-        motion.append("last fix \(RowFormat.age(since: content.fixTime ?? row.timestamp, now: now)) ago")
-        parts.append(motion.joined(separator: " "))
-        parts.append("\(RowFormat.distance(content.distance)) in \(RowFormat.elapsed(content.elapsed))")
-        if let destination = row.attributes.destination {
-            parts.append(
-                "→ \(clean(destination.name)) \(RowFormat.progress(content.progress)) ETA "
-                    + RowFormat.eta(content.eta, now: now))
+        switch row.details {
+        case .location(let attributes, let content):
+            parts.append(RowFormat.location(content))
+            var motion: [String] = []
+            if content.speed != nil { motion.append("\(RowFormat.speed(content.speed)) km/h") }
+            if content.course != nil { motion.append(RowFormat.course(content.course)) }
+            if content.fix != .noFix { motion.append("fix \(RowFormat.fix(content))") }
+            motion.append("last fix \(RowFormat.age(since: content.fixTime ?? row.timestamp, now: now)) ago")
+            parts.append(motion.joined(separator: " "))
+            parts.append("\(RowFormat.distance(content.distance)) in \(RowFormat.elapsed(content.elapsed))")
+            if let destination = attributes.destination {
+                parts.append(
+                    "→ \(clean(destination.name)) \(RowFormat.progress(content.progress)) ETA "
+                        + RowFormat.eta(content.eta, now: now))
+            }
+        case .generic(let generic):
+            parts.append("type \(clean(generic.type)), updated \(RowFormat.age(since: row.timestamp, now: now)) ago")
+            parts.append(clean(generic.fieldsText))
         }
         if let alert = row.lastAlert {
             let age = row.alertDate.map { " (\(RowFormat.age(since: $0, now: now)) ago)" } ?? ""

@@ -16,15 +16,7 @@ extension ActivityEnvelope {
             state: try container.decode(Attributes.ContentState.self, forKey: .contentState),
             staleDate: try container.decodeIfPresent(Date.self, forKey: .staleDate),
             relevanceScore: try container.decode(Double.self, forKey: .relevanceScore))
-        dismissalDate = try container.decodeIfPresent(Date.self, forKey: .dismissalDate)
-        switch (header.event, dismissalDate) {
-        case (.end, nil):
-            throw container.missing(.dismissalDate)
-        case (.start, _?), (.update, _?):
-            throw container.invalid(.dismissalDate, "only allowed when 'event' is \"end\"")
-        default:
-            break
-        }
+        dismissalDate = try container.dismissalDate(of: header.event)
         alert = try container.decodeIfPresent(AlertConfiguration.self, forKey: .alert)
     }
 

@@ -73,7 +73,7 @@ public enum HostileCorpus {
             ("status schema", "schema", "myeline.status.v1"), ("schema as number", "schema", 1),
             ("no device", "device", nil), ("device as number", "device", 7), ("device upper case", "device", "VAN"),
             ("no activity", "activity", nil), ("activity with slash", "activity", "a/b"),
-            ("attributes type weather", "attributes-type", "weather"), ("no attributes", "attributes", nil),
+            ("attributes type not an id", "attributes-type", "Weather"), ("no attributes", "attributes", nil),
             ("attributes as string", "attributes", "x"), ("event begin", "event", "begin"),
             ("event as number", "event", 1),
             ("no seq", "seq", nil), ("seq 0", "seq", 0), ("seq -1", "seq", -1), ("seq 1.5", "seq", 1.5),
@@ -123,6 +123,30 @@ public enum HostileCorpus {
         var ended = validEnvelope(device: "hostile-\(index)", activity: "a1")
         ended["event"] = "end"
         add("envelope: end without dismissal date", payload: json(ended))
+
+        // Envelopes of an attributes type the receiver does not know (valid as such, docs/topics.md)
+        // with one key wrong: what the envelope rules and the 4 KiB limit of a content state refuse.
+        let otherTypeMutations: [(String, String, Any?)] = [
+            ("content as array", "content-state", [1, 2]), ("content as string", "content-state", "two pallets"),
+            ("content null", "content-state", NSNull()), ("no content", "content-state", nil),
+            ("attributes as array", "attributes", ["label"]), ("attributes as number", "attributes", 3),
+            ("content over 4 KiB", "content-state", ["note": String(repeating: "x", count: 4096)]),
+            ("content number overflow", "content-state", ["count": huge]),
+            ("content nested 40 deep", "content-state", (0..<40).reduce(1 as Any) { value, _ in ["a": value] }),
+            ("dismissal date on update", "dismissal-date", 1_700_000_060), ("seq 0", "seq", 0),
+            ("type with a slash", "attributes-type", "com.example/pin"),
+        ]
+        for (name, key, value) in otherTypeMutations {
+            var object = validEnvelope(device: "hostile-\(index)", activity: "a1")
+            object["attributes-type"] = "com.example.pin"
+            object["attributes"] = ["label": "Loading bay 3"]
+            object["content-state"] = ["count": 2, "note": "two pallets waiting"]
+            object[key] = value
+            add("other type: \(name)", payload: json(object))
+        }
+        var pinOfAnother = validEnvelope(device: "someone-else", activity: "a1")
+        pinOfAnother["attributes-type"] = "com.example.pin"
+        add("other type: envelope of another device", payload: json(pinOfAnother))
 
         // Valid payloads on the wrong topic.
         add(

@@ -11,9 +11,10 @@ import Testing
 struct BoardLineSchemaTests {
     static let schema = "board-line.json"
 
-    /// Lines of every kind, from the sample fleet and a device with every health issue.
+    /// Lines of every kind, from the sample fleet with activities of other attributes types, and a
+    /// device with every health issue.
     static func lines() -> [(String, String)] {
-        var fleet = Wire.sampleFleet()
+        var fleet = Wire.mixedFleet()
         fleet.apply(
             Wire.decoder.decode(
                 topic: Wire.statusTopic(),
@@ -87,6 +88,26 @@ struct BoardLineSchemaTests {
             #"{"activities":0,"device":"van-7","healthy":true,"kind":"device","status":"up"}"#
         ),
         ("removed without activity", #"{"change":"removed","device":"van-7","kind":"removed"}"#),
+        (
+            "location activity without type",
+            #"{"activity":"a1","distance":0,"elapsed":0,"event":"start","fix":"none","kind":"activity","name":"Van 7","paused":false,"relevance-score":0,"seq":1,"device":"van-7","state":"active","timestamp":1700000000}"#
+        ),
+        (
+            "location activity with content",
+            #"{"activity":"a1","content":{"a":1},"distance":0,"elapsed":0,"event":"start","fix":"none","kind":"activity","name":"Van 7","paused":false,"relevance-score":0,"seq":1,"device":"van-7","state":"active","timestamp":1700000000,"type":"location"}"#
+        ),
+        (
+            "other type without content",
+            #"{"activity":"pin-1","device":"van-7","event":"update","kind":"activity","name":"pin-1","relevance-score":0,"seq":2,"state":"active","timestamp":1700000030,"type":"com.example.pin"}"#
+        ),
+        (
+            "other type with a location key",
+            #"{"activity":"pin-1","content":{"count":2},"device":"van-7","event":"update","kind":"activity","latitude":52.5,"name":"pin-1","relevance-score":0,"seq":2,"state":"active","timestamp":1700000030,"type":"com.example.pin"}"#
+        ),
+        (
+            "other type with a nested content value",
+            #"{"activity":"pin-1","content":{"count":{"n":2}},"device":"van-7","event":"update","kind":"activity","name":"pin-1","relevance-score":0,"seq":2,"state":"active","timestamp":1700000030,"type":"com.example.pin"}"#
+        ),
         (
             "summary with an undocumented key",
             #"{"kind":"summary","activities":0,"rejected":0,"missed":0,"dropped":0,"resynced":0,"devices":0,"devices-offline":0,"devices-unhealthy":0,"mood":"fine"}"#

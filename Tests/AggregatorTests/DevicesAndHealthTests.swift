@@ -155,7 +155,7 @@ struct DevicesAndHealthTests {
         for _ in 0..<10 { #expect(genuine() == .unchanged) }
         #expect(genuine() == .updated(ActivityKey(device: Self.van, activity: "a1")))
         let row = try #require(fleet.rows.values.first)
-        #expect(row.seq == 14 && row.content.distance == 14 && row.resyncedAt == clock.now.addingTimeInterval(-1))
+        #expect(row.seq == 14 && row.content?.distance == 14 && row.resyncedAt == clock.now.addingTimeInterval(-1))
         #expect(fleet.resyncCount == 1 && fleet.missedCount == 0)
         #expect(genuine() != .unchanged, "then it follows the device's seq again")
         #expect(fleet.health(of: Self.van).issues == [.resynced])

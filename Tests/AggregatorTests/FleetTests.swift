@@ -26,7 +26,7 @@ struct FleetTests {
         }
         let row = fleet.rows[ActivityKey(device: try! DeviceID("van-7"), activity: "a1")]
         #expect(row?.seq == applied)
-        #expect(row?.content.distance == Double(applied))
+        #expect(row?.content?.distance == Double(applied))
         #expect(fleet.outdatedCount == dropped)
         #expect(fleet.missedCount == missed)
     }

@@ -32,6 +32,25 @@ enum Wire {
         return json(object)
     }
 
+    /// An envelope of another attributes type than `location`, `com.example.pin` by default: the
+    /// example of docs/topics.md (attributes types), its keys overridden by `extra`.
+    static func otherEnvelope(
+        device: String = "van-7", activity: String = "pin-1", type: String = "com.example.pin", seq: Int = 2,
+        event: String = "update", timestamp: Double = 1_700_000_030, stale: Double? = nil, dismissal: Double? = nil,
+        attributes: [String: Any] = ["label": "Loading bay 3"],
+        content: Any = ["count": 2, "note": "two pallets waiting"] as [String: Any], extra: [String: Any] = [:]
+    ) -> [UInt8] {
+        var object: [String: Any] = [
+            "schema": "myeline.activity.v1", "device": device, "activity": activity, "attributes-type": type,
+            "attributes": attributes, "event": event, "seq": seq, "timestamp": timestamp, "content-state": content,
+            "relevance-score": 0,
+        ]
+        object["stale-date"] = stale
+        object["dismissal-date"] = dismissal ?? (event == "end" ? timestamp + 60 : nil)
+        object.merge(extra) { $1 }
+        return json(object)
+    }
+
     static func status(
         device: String = "van-7", state: String, since: Double? = 1_700_000_000, extra: [String: Any] = [:]
     ) -> [UInt8] {
@@ -63,6 +82,23 @@ enum Wire {
             (try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])?["activity"] as? String
         let route = topic ?? activityTopic(device ?? "van-7", activity ?? "a1")
         return fleet.apply(decoder.decode(topic: route, payload: payload), now: now)
+    }
+
+    /// ``sampleFleet()`` with two activities of other attributes types: a pin, and a walk's steps whose
+    /// attributes have a name.
+    static func mixedFleet() -> Fleet {
+        var fleet = sampleFleet()
+        _ = apply(&fleet, otherEnvelope(device: "van-7"))
+        _ = apply(
+            &fleet,
+            otherEnvelope(
+                device: "walker-1", activity: "walk", type: "com.example.steps", seq: 40, timestamp: 1_700_000_095,
+                stale: 1_700_000_200, attributes: ["name": "Walk", "goal": 5000],
+                content: [
+                    "steps": 3120, "distance": 2340.5, "floors": 3, "elapsedSeconds": 1820, "isPaused": false,
+                    "splits": [1, 2],
+                ]))
+        return fleet
     }
 
     /// A fleet with one activity in each state and every column filled somewhere, at ``now``.

@@ -401,17 +401,29 @@ struct AggregatorIntegrationTests {
     }
 
     /// Finding 9: the JSON lines of a real board (`--once --json` of a fleet with something in every
-    /// column) pass docs/schema/board-line.json, with the scripts' `kind` on every line.
+    /// column, and an activity of another attributes type: docs/topics.md's pin) pass
+    /// docs/schema/board-line.json, with the scripts' `kind` on every line.
     @Test func realJSONLinesPassTheSchema() async throws {
         try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
-            try await Self.publish(Self.showcase(), to: broker)
+            var pin = HostileCorpus.validEnvelope(device: "van-7", activity: "pin-1")
+            pin["attributes-type"] = "com.example.pin"
+            pin["attributes"] = ["label": "Loading bay 3"]
+            pin["content-state"] = ["count": 2, "note": "two pallets waiting"]
+            pin["timestamp"] = Date().timeIntervalSince1970
+            let pinMessage = ("myeline/van-7/activities/pin-1", Array(try JSONSerialization.data(withJSONObject: pin)))
+            try await Self.publish(Self.showcase() + [pinMessage], to: broker)
             let board = try Self.aggregator(broker, ["--once", "--json"])
             let status = try await withDeadline(.seconds(60), what: "--once --json", process: board) {
                 try await board.waitForExit()
             }
             #expect(status == 0)
             let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }
-            #expect(lines.count == 3 + 4 + 1, "three activities, four devices, a summary")
+            #expect(lines.count == 4 + 4 + 1, "four activities, four devices, a summary")
+            #expect(
+                lines.contains {
+                    $0.contains(#""content":{"count":2,"note":"two pallets waiting"}"#)
+                        && $0.contains(#""type":"com.example.pin""#)
+                })
             let cases = lines.enumerated().map {
                 JSONSchemaCase(
                     name: "line \($0.offset + 1)", schema: "board-line.json", data: Data($0.element.utf8), valid: true)

@@ -6,7 +6,8 @@ import TestSupport
 
 /// The examples (Examples/), built with the package, each run against a private broker as a user
 /// would run it: what it publishes is the wire of docs/topics.md, valid against the schemas, and
-/// the location app's activity is on the board.
+/// each one's activity is on the board: the location app's with its own columns, the step
+/// tracker's and the delivery tracker's (attributes types of their own) generically.
 @Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct ExamplesIntegrationTests {
     typealias Message = AgentHarness.Message
@@ -31,6 +32,25 @@ struct ExamplesIntegrationTests {
         try messages.filter { $0.isEnvelope && !$0.payload.isEmpty }.map {
             try WireCodec.decode(EnvelopeHeader.self, from: $0.data)
         }
+    }
+
+    /// What `myeline-aggregator --once --json` shows of `device`: its activity lines, parsed; and
+    /// the summary line's `rejected`.
+    static func board(_ broker: TestBroker, device: String) async throws -> (
+        activities: [[String: Any]], rejected: Int?
+    ) {
+        let board = try AggregatorIntegrationTests.aggregator(broker, ["--once", "--json"])
+        defer { board.signal(SIGKILL) }
+        let status = try await withDeadline(.seconds(60), what: "--once --json", process: board) {
+            try await board.waitForExit()
+        }
+        #expect(status == 0, "\(board.output)")
+        let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let activities = lines.filter { $0["kind"] as? String == "activity" && $0["device"] as? String == device }
+        let summary = lines.last { $0["kind"] as? String == "summary" }
+        return (activities, summary?["rejected"] as? Int)
     }
 
     @Test func theLocationAppIsOnTheBoardFromStartToDismissal() async throws {
@@ -99,6 +119,22 @@ struct ExamplesIntegrationTests {
             #expect((content["steps"] as? Int).map { $0 >= 5000 } == true)
             #expect((content["floors"] as? Int).map { $0 > 0 } == true, "the hike climbs")
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
+
+            // On the board, generically, until its dismissal (ActivityKit's default: hours away):
+            // ended, its name, type and content's values; nothing rejected (it was, as an unknown type).
+            let (rows, rejected) = try await Self.board(broker, device: "walker-1")
+            #expect(rejected == 0)
+            let row = try #require(rows.first, "the walk's activity on the board")
+            #expect(rows.count == 1)
+            #expect(row["type"] as? String == "com.example.steps")
+            #expect(row["name"] as? String == "Walk")
+            #expect(row["state"] as? String == "ended" && row["event"] as? String == "end")
+            #expect(row["dismissal-date"] is Double)
+            let shown = try #require(row["content"] as? [String: Any])
+            #expect((shown["steps"] as? Int).map { $0 >= 5000 } == true, "\(shown)")
+            #expect(shown["steps"] as? Int == content["steps"] as? Int, "the end's content, as it came")
+            #expect(shown["isPaused"] as? Bool == false)
+            #expect(row["latitude"] == nil && row["fix"] == nil, "no location keys for another type")
         }
     }
 
@@ -109,6 +145,17 @@ struct ExamplesIntegrationTests {
                 name: "example-delivery", executable: try builtProductPath("example-delivery"),
                 arguments: arguments + ["--order", "A-1042"])
             defer { tracker.signal(SIGKILL) }
+            // Started, before its server pushes anything: on the board, generically, with its first content.
+            try await observer.waitForLine(containing: #""attributes-type":"com.example.delivery""#)
+            let (started, rejected) = try await Self.board(broker, device: "van-9")
+            #expect(rejected == 0)
+            let row = try #require(started.first, "the delivery's activity on the board")
+            #expect(row["type"] as? String == "com.example.delivery")
+            #expect(row["state"] as? String == "active" && row["event"] as? String == "start")
+            #expect(row["name"] as? String == row["activity"] as? String, "no name in its attributes: its id")
+            let content = try #require(row["content"] as? [String: Any])
+            #expect(content["progress"] as? Int == 0 && content["minutesToDelivery"] as? Int == 30)
+
             let (serverStatus, server) = try await Self.run(
                 "example-delivery-server", arguments + ["--interval", "0.05"])
             #expect(serverStatus == 0, "\(server.output)")
@@ -129,6 +176,8 @@ struct ExamplesIntegrationTests {
             #expect(envelopes.allSatisfy { $0.attributes.orderNumber == "A-1042" })
             #expect(messages.last?.payload == "", "dismissed at once: cleared")
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
+            // Dismissed at once: gone from the board.
+            #expect(try await Self.board(broker, device: "van-9").activities.isEmpty)
         }
     }
 }

@@ -15,13 +15,15 @@ private let now = Date(timeIntervalSince1970: 1_700_000_000)
 /// lines, plain lines, device lines), as the aggregator receives it.
 ///
 /// Besides not crashing or hanging: an envelope or status that decodes can be encoded again, a
-/// refusal names its problem, whatever the board accepts it can show, and the fast paths of the
-/// decode (``WireJSON``'s readers without Codable, then Codable over its parse) give what
-/// `JSONDecoder` gives: the same envelope or status, or a refusal by both.
+/// refusal names its problem, whatever the board accepts it can show (envelopes of other attributes
+/// types included), and the fast paths of the decode (``WireJSON``'s readers without Codable, then
+/// Codable over its parse) give what `JSONDecoder` gives: the same envelope (as a `location` one and
+/// as one of any type) or status, or a refusal by both.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, count)
     checkAgreement(ActivityEnvelope<LocationActivityAttributes>.self, bytes)
+    checkAgreement(AnyActivityEnvelope.self, bytes)
     checkAgreement(StatusMessage.self, bytes)
     do {
         FuzzSupport.checkRoundTrip(
@@ -61,7 +63,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 
 /// The payload decoded as the board decodes it (fast paths first) and by `JSONDecoder` alone: the
 /// same value, or refused by both.
-private func checkAgreement<Payload: Codable & Equatable & WirePayload>(_ type: Payload.Type, _ bytes: [UInt8]) {
+private func checkAgreement<Payload: Decodable & Equatable & WirePayload>(_ type: Payload.Type, _ bytes: [UInt8]) {
     let fast = try? WireCodec.decode(type, from: bytes)
     let reference = try? WireCodec.decodeWithJSONDecoder(type, from: bytes)
     precondition(fast == reference, "\(Payload.schema): the fast path and JSONDecoder disagree")
