@@ -41,7 +41,7 @@ public struct AgentService: Service, CustomStringConvertible {
     let logger: Logger
     let clock: any WallClock
 
-    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock = SystemWallClock())
+    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock = AgentInbox.clock)
     {
         self.configuration = configuration
         self.password = password
