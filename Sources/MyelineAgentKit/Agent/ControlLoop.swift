@@ -1,7 +1,7 @@
 import AgentCore
 import AgentStore
 import AsyncSupport
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import LiveActivityMQTT
 import Logging

@@ -4,6 +4,7 @@ import FoundationEssentials
 import LiveActivity
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `myeline-agent run`: tracks this device and publishes its live activity until stopped.
 struct RunCommand: AsyncParsableCommand {
