@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "LiveActivity",
             dependencies: ["Locking"],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // LiveActivity over MQTT: ActivityPublisher (the agent's publishing path too) and MQTTClient as its sink.
         .target(
@@ -77,12 +77,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // Other tools' wire formats: OwnTracks JSON and Home Assistant MQTT discovery; pure, no I/O.
         .target(
             name: "Interop",
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         .target(
             name: "AgentStore",
@@ -110,13 +110,14 @@ let package = Package(
         .target(
             name: "MyelineConfiguration",
             dependencies: [
+                "AsyncSupport",
                 "Locking",
                 "MQTT",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Yams", package: "Yams"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // The aggregator's board: the fleet state reducer and the frame renderer; pure, no I/O.
         .target(
@@ -141,7 +142,7 @@ let package = Package(
                 "Tracking",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // myeline-agent's logic: its commands, configuration, services and the I/O around the core.
         .target(
@@ -162,8 +163,9 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            swiftSettings: essentials
         ),
         // Examples/: the ActivityKit apps Myeline comes from, as programs on the library (built
         // with the package, run by IntegrationTests' ExamplesIntegrationTests; Examples/README.md).

@@ -1,5 +1,6 @@
 import AgentStore
-import Foundation
+import FoundationEssentials
+import Logging
 import LiveActivity
 import Location
 import Tracking

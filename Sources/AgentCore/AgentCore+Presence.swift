@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Logging
+import Tracking
 import LiveActivity
 
 extension AgentCore {

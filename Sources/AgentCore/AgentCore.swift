@@ -1,5 +1,5 @@
 import AgentStore
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Location
 import Logging

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LiveActivity
 
 /// Notices a second agent with the same device id: a pure state machine over the agent's

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LiveActivity
 
 /// What the agent does for a command, decided from the command and the ids of its running
@@ -110,7 +110,7 @@ public enum IntentPlan: Hashable, Sendable {
             ("destination.name", command.destination?.name), ("status", command.status),
             ("alert.title", command.alert?.title), ("alert.body", command.alert?.body),
         ]
-        if let (key, _) = texts.first(where: { $0.1?.trimmingCharacters(in: .whitespaces).isEmpty == true }) {
+        if let (key, _) = texts.first(where: { $0.1?.allSatisfy(\.isWhitespace) == true }) {
             return "\"\(key)\" is empty: give a value or leave the key out"
         }
         if let score = command.relevanceScore, !relevanceRange.contains(score) {

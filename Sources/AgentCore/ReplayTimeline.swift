@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A replay's times made one timeline across its laps: each lap of a looped file starts again
 /// at the file's first time, so the core shifts it to follow the last lap's last time by

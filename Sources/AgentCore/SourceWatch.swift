@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Notices a source that has gone silent: a receiver that sends neither a fix nor a no-fix report
 /// (gpsd up, the receiver dead or unplugged without gpsd noticing). A pure state machine over

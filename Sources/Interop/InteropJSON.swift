@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON of Interop's messages: written with sorted keys and unescaped slashes, one line, so a
 /// message's text is stable (golden tests pin it); read leniently, one field at a time.

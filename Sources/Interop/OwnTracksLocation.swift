@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An OwnTracks `location` message (`"_type":"location"`), as the OwnTracks booklet's JSON format
 /// and owntracks/json-schema define it: what phones, OwnTracks Recorder, Home Assistant's OwnTracks

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One OwnTracks message as Myeline reads and writes it: a location, a last will, a command, or
 /// another type Myeline does not handle (waypoints, transitions, cards...).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// A running Live Activity, as in ActivityKit: fixed attributes, changing content and a lifecycle.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// The live activities of one device, as ActivityKit's `Activity.activities` and its limit on

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One version of an activity's dynamic content, as in ActivityKit: the state and how to show it.
 public struct ActivityContent<State: Codable & Hashable & Sendable>: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ActivityEnvelope {
     /// Decodes and checks an envelope of this attributes type.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The envelopes of `location` activities read without Codable (``WireJSONDecodable``): what a board
 /// decodes by the thousand a second. Envelopes of other attributes types take `init(from:)`.

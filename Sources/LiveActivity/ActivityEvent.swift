@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One change of an activity, in the order it happened: what an agent turns into a wire message.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One activity's lifecycle as a value: its state machine, its current content and the numbering
 /// of its events, with no clock, lock or stream.

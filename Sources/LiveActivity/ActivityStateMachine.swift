@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The lifecycle rules of one activity, without clocks or I/O: each method takes an event with the
 /// current date and returns the states it entered, in order.

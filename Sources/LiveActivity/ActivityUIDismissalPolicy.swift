@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How long an ended activity stays visible, as in ActivityKit.
 public enum ActivityUIDismissalPolicy: Hashable, Sendable {

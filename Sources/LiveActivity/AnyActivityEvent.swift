@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An event of an activity of any attributes type, as ``ActivityCenter/events`` gives them: what
 /// changed, and the means to publish it without knowing the type.

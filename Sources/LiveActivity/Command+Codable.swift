@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Command {
     enum CodingKeys: String, CodingKey {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A request on `PREFIX/DEVICE/cmd` (QoS 1, not retained) for the device's agent, answered with a
 /// ``CommandResult`` carrying the same `id` on `PREFIX/DEVICE/cmd/result`.

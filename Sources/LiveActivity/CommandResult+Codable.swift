@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension CommandResult {
     enum CodingKeys: String, CodingKey {

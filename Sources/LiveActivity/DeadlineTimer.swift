@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// The center's own timer, so that activities keep their own time as in ActivityKit: one task that

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension LocationActivityAttributes {
     /// The changing part of a location activity: the latest position and the trip so far.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The attributes and content of `location` activities read without Codable (``WireJSONDecodable``).
 extension LocationActivityAttributes: WireJSONDecodable {

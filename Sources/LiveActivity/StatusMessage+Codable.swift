@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension StatusMessage {
     enum CodingKeys: String, CodingKey {

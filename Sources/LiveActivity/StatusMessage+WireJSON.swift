@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Statuses read without Codable (``WireJSONDecodable``): a board's bootstrap of a large fleet
 /// brings one per device.

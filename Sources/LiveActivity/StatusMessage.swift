@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The retained message on `PREFIX/DEVICE/status` (QoS 1): whether the device's agent is online.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension TrackPoint {
     enum CodingKeys: String, CodingKey {

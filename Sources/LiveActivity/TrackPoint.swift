@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One message on `PREFIX/DEVICE/activities/ACTIVITY/track` (QoS 2, not retained): a position of
 /// the activity's trip, for receivers that draw the path. Absent optionals are omitted.

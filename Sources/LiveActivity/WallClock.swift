@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A source of wall-clock time (UTC dates) that can also wait for a date.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one JSON codec of every Myeline payload: keys sorted, slashes unescaped, dates as UNIX
 /// epoch seconds (JSON numbers) rounded to milliseconds (within 31,700 years of 1970), absent
@@ -125,12 +125,7 @@ public enum WireCodec {
     /// Why the decoder found `data` not valid JSON: what Foundation's JSON parser says (`Invalid value
     /// around character 7.`), a trailing comma, or else a number the decoder cannot hold.
     private static func syntaxProblem(_ data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey].map { "\($0)" } ?? "\(error)"
-            return "not valid JSON: \(detail)"
-        }
+        if let detail = JSONSyntax.problem(in: data) { return "not valid JSON: \(detail)" }
         if let finding = JSONShape.finding(in: data), case .trailingComma = finding { return "\(finding)" }
         return "not valid JSON here: a number that does not fit its key (a fraction or more than 64 bits"
             + " for an integer, beyond ±1.8e308 or nearer to 0 than 2.2e-308 for a number)"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A wire type that reads itself from a parsed ``WireJSON/Document`` without Codable: the payloads a
 /// board receives by the thousand a second (activity envelopes of `location` activities, statuses)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The fast path of ``WireCodec/decode(_:from:)``: a strict JSON parser and a `Decoder` over its
 /// result, for the payloads that are well formed, which are nearly all of them.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Logging
 import MQTT
@@ -31,7 +31,7 @@ extension ActivityPublisher {
         let clock = clock ?? center?.clock ?? SystemWallClock()
         // A random id of this process in its statuses, as the agent's: two programs publishing
         // for one device show as two instances.
-        let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())
+        let instance = String(UUID().uuidString.filter { $0 != "-" }.prefix(12).lowercased())
         var configuration = configuration
         configuration.will = MQTTWill(wire.will(instance: instance))
         return try await MQTTClient.withClient(configuration: configuration, logger: logger) { client in

@@ -1,5 +1,5 @@
 import Configuration
-import Foundation
+import FoundationEssentials
 import SystemPackage
 import Yams
 

@@ -1,5 +1,6 @@
 import MQTT
 
+import AsyncSupport
 import Glibc
 
 /// The broker connection settings (the `mqtt.*` keys) every Myeline executable reads; the password

@@ -25,11 +25,11 @@ import TestSupport
         ("libswiftDispatch", "Dispatch (the executors, service-lifecycle's signals)"), ("libdispatch", "Dispatch"),
         ("libBlocksRuntime", "Dispatch"),
         ("libFoundationEssentials", "dates, JSON, Data, URL: the agent's own modules import FoundationEssentials only"),
-        // Still needed, through Yams (swift-configuration's YAML provider) and the modules that
-        // import Foundation (LiveActivity, AgentCore, Interop, MyelineConfiguration, the agent's
-        // service): Foundation brings ICU (40.8 MB) with it. Remove these three lines when the
-        // last of them goes, so that ICU coming back fails here.
-        ("libFoundation.", "Foundation: Yams and the modules that still import it"),
+        // Still needed, through Yams only (swift-configuration's YAML provider imports it, and Yams
+        // imports Foundation): Foundation brings ICU (40.8 MB) with it. Remove these three lines
+        // when the YAML file is read without Yams, so that ICU coming back fails here; until then
+        // `theAgentsModulesImportFoundationEssentialsOnly` keeps Myeline's own modules off it.
+        ("libFoundation.", "Foundation: through Yams"),
         ("libFoundationInternationalization", "Foundation's dependency"),
         ("lib_FoundationICU", "Foundation's dependency: ICU"),
     ]
@@ -58,5 +58,34 @@ import TestSupport
                     rawValue: "myeline-agent links \(library), which is not in the list of what it needs (this "
                         + "test's `allowed`): remove the import that brings it, or add it there with the reason"))
         }
+    }
+
+    /// The modules of the agent's executable, in Sources/: none may import Foundation (ICU) again.
+    static let agentModules = [
+        "AgentCore", "AgentStore", "AsyncSupport", "Interop", "LiveActivity", "LiveActivityMQTT", "Location", "Locking",
+        "MQTT", "MyelineAgent", "MyelineAgentKit", "MyelineConfiguration", "Tracking",
+    ]
+
+    /// While Yams keeps Foundation linked, `ldd` cannot tell a module of Myeline's that imports it
+    /// again: the sources can.
+    @Test func theAgentsModulesImportFoundationEssentialsOnly() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        var files = 0
+        for module in Self.agentModules {
+            let directory = sources.appendingPathComponent(module)
+            let enumerator = try #require(FileManager.default.enumerator(atPath: directory.path))
+            for case let file as String in enumerator where file.hasSuffix(".swift") {
+                files += 1
+                let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+                for line in text.split(separator: "\n") where line.hasPrefix("import Foundation") {
+                    #expect(
+                        line == "import FoundationEssentials",
+                        "Sources/\(module)/\(file) has '\(line)': Foundation links ICU into the agent; use FoundationEssentials"
+                    )
+                }
+            }
+        }
+        #expect(files > 100, "the agent's sources were not found under \(sources.path)")
     }
 }

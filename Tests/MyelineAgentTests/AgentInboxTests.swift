@@ -72,24 +72,28 @@ struct AgentInboxTests {
     @Test func theDeadlineEndsTheWaitWithAnEmptyBatch() async throws {
         let clock = ManualWallClock()
         let inbox = AgentInbox()
-        let deadline = clock.now.addingTimeInterval(3)
-        let consumer = Task { await inbox.next(until: deadline, clock: clock) }
-        try await clock.waitForSleeper(until: deadline)
-        clock.advance(by: 3)
-        #expect(await consumer.value == [])
-        // Nothing was lost to the wait.
-        inbox.post(.tick)
-        #expect(await inbox.next(until: clock.now.addingTimeInterval(3), clock: clock) == [.tick])
+        try await inbox.withAlarm(clock: clock) {
+            let deadline = clock.now.addingTimeInterval(3)
+            async let consumer = inbox.next(until: deadline, clock: clock)
+            try await clock.waitForSleeper(until: deadline)
+            clock.advance(by: 3)
+            #expect(await consumer == [])
+            // Nothing was lost to the wait.
+            inbox.post(.tick)
+            #expect(await inbox.next(until: clock.now.addingTimeInterval(3), clock: clock) == [.tick])
+        }
     }
 
     @Test func anEventBeforeTheDeadlineEndsTheWait() async throws {
         let clock = ManualWallClock()
         let inbox = AgentInbox()
-        let deadline = clock.now.addingTimeInterval(3)
-        let consumer = Task { await inbox.next(until: deadline, clock: clock) }
-        try await clock.waitForSleeper(until: deadline)
-        inbox.post(.shutdown)
-        #expect(await consumer.value == [.shutdown])
+        try await inbox.withAlarm(clock: clock) {
+            let deadline = clock.now.addingTimeInterval(3)
+            async let consumer = inbox.next(until: deadline, clock: clock)
+            try await clock.waitForSleeper(until: deadline)
+            inbox.post(.shutdown)
+            #expect(await consumer == [.shutdown])
+        }
     }
 
     @Test func aPastDeadlineReturnsWhatWaitsAtOnce() async {
@@ -103,10 +107,49 @@ struct AgentInboxTests {
     @Test func aFarDeadlineIsJudgedAgainstTheClockAtLeastEveryTenSeconds() async throws {
         let clock = ManualWallClock()
         let inbox = AgentInbox()
-        let consumer = Task { await inbox.next(until: clock.now.addingTimeInterval(3600), clock: clock) }
-        // The clock may have been stepped meanwhile: the wait wakes at the longest wait, empty.
-        try await clock.waitForSleeper(until: clock.now.addingTimeInterval(AgentInbox.longestWait))
-        clock.advance(by: AgentInbox.longestWait)
-        #expect(await consumer.value == [])
+        try await inbox.withAlarm(clock: clock) {
+            async let consumer = inbox.next(until: clock.now.addingTimeInterval(3600), clock: clock)
+            // The clock may have been stepped meanwhile: the wait wakes at the longest wait, empty.
+            try await clock.waitForSleeper(until: clock.now.addingTimeInterval(AgentInbox.longestWait))
+            clock.advance(by: AgentInbox.longestWait)
+            #expect(await consumer == [])
+        }
+    }
+
+    /// One alarm for every wait: a wait for a later deadline leaves it asleep until its own time
+    /// (no timer armed per fix), and when it wakes it sleeps on until the waiting deadline.
+    @Test func aLaterDeadlineLeavesTheAlarmAsleepUntilItsTime() async throws {
+        let clock = ManualWallClock()
+        let inbox = AgentInbox()
+        let start = clock.now
+        try await inbox.withAlarm(clock: clock) {
+            async let first = inbox.next(until: start.addingTimeInterval(3), clock: clock)
+            try await clock.waitForSleeper(until: start.addingTimeInterval(3))
+            inbox.post(.tick)
+            #expect(await first == [.tick])
+            clock.advance(by: 1)
+            async let second = inbox.next(until: start.addingTimeInterval(5), clock: clock)
+            // The alarm still sleeps until 3 s; at 3 s the wait for 5 s goes on, the alarm sleeps until 5 s.
+            clock.advance(by: 2)
+            try await clock.waitForSleeper(until: start.addingTimeInterval(5))
+            clock.advance(by: 2)
+            #expect(await second == [])
+        }
+    }
+
+    @Test func anEarlierDeadlineWakesTheAlarmBeforeItsTime() async throws {
+        let clock = ManualWallClock()
+        let inbox = AgentInbox()
+        let start = clock.now
+        try await inbox.withAlarm(clock: clock) {
+            async let first = inbox.next(until: start.addingTimeInterval(8), clock: clock)
+            try await clock.waitForSleeper(until: start.addingTimeInterval(8))
+            inbox.post(.tick)
+            #expect(await first == [.tick])
+            async let second = inbox.next(until: start.addingTimeInterval(2), clock: clock)
+            try await clock.waitForSleeper(until: start.addingTimeInterval(2))
+            clock.advance(by: 2)
+            #expect(await second == [])
+        }
     }
 }

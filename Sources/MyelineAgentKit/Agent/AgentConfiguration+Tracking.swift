@@ -1,8 +1,10 @@
 import AgentCore
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Location
 import Tracking
+import MyelineConfiguration
+import MQTT
 
 extension AgentConfiguration {
     /// The tracker's policy from `updates.*`, `alerts.*` and `device.priority`.

@@ -1,5 +1,5 @@
 import AgentCore
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import LiveActivityMQTT
 import Location
@@ -41,7 +41,7 @@ public struct AgentService: Service, CustomStringConvertible {
     let logger: Logger
     let clock: any WallClock
 
-    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock = SystemWallClock())
+    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock = AgentInbox.clock)
     {
         self.configuration = configuration
         self.password = password
@@ -57,7 +57,7 @@ public struct AgentService: Service, CustomStringConvertible {
         let topics = TopicTree(prefix: configuration.topicPrefix)
         // A random id of this process, in every status it publishes: a status of another instance
         // on this device's topic reveals a second agent with the same device id.
-        let instance = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())
+        let instance = String(UUID().uuidString.filter { $0 != "-" }.prefix(12).lowercased())
         let mqtt = try clientConfiguration(topics: topics, instance: instance)
         let source = try configuration.source.address.makeSource(file: configuration.fileOptions, logger: logger)
         let storage = try await AgentStorage.open(

@@ -1,7 +1,7 @@
 import AgentCore
 import AgentStore
 import AsyncSupport
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Locking
 import Logging
@@ -274,7 +274,7 @@ final class AgentStorage: Sendable {
     /// This boot's id: a spool of the same boot survived a crash of the agent, not a power cut.
     private static func bootID() -> String {
         ((try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)) ?? "unknown")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .filter { !$0.isWhitespace }
     }
 
     /// What an earlier run left: its activities' records, the newest `tail` points not yet

@@ -1,5 +1,5 @@
 import AgentCore
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import Logging
 import MQTT

@@ -1,7 +1,7 @@
 import AgentCore
 import AgentStore
 import AsyncSupport
-import Foundation
+import FoundationEssentials
 import LiveActivity
 import LiveActivityMQTT
 import Logging
@@ -59,9 +59,12 @@ struct ControlLoop: Service, CustomStringConvertible {
                         saved: saved.saved, outboxTail: saved.outboxTail, dropped: saved.dropped,
                         powerLosses: saved.powerLosses),
                     now: clock.now, uptime: uptime), core: &core)
-            while finish == nil, let batch = await inbox.next(until: core.nextDeadline, clock: clock) {
-                finish = await perform(
-                    core.handle(batch.isEmpty ? [.tick] : batch, now: clock.now, uptime: uptime), core: &core)
+            finish = await inbox.withAlarm(clock: clock) {
+                while finish == nil, let batch = await inbox.next(until: core.nextDeadline, clock: clock) {
+                    finish = await perform(
+                        core.handle(batch.isEmpty ? [.tick] : batch, now: clock.now, uptime: uptime), core: &core)
+                }
+                return finish
             }
             if let finish { return finish }
             // The inbox finished without a shutdown event: shut down all the same.

@@ -124,7 +124,9 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
             if let failure { logger.debug("Outbox delivery interrupted", metadata: ["error": "\(failure)"]) }
             guard acknowledged > 0 else { return }
             guard await acknowledge(through: records[acknowledged - 1].index, &progress) else { return }
-            if acknowledged < records.count { return }
+            // A short batch was all there was: a point appended since then comes with its own
+            // notify(), so reading the outbox again would find nothing (a storage round trip per fix).
+            if acknowledged < records.count || records.count < Self.batchSize { return }
         }
     }
 

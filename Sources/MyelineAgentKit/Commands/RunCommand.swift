@@ -4,6 +4,7 @@ import FoundationEssentials
 import LiveActivity
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `myeline-agent run`: tracks this device and publishes its live activity until stopped.
 struct RunCommand: AsyncParsableCommand {
@@ -32,7 +33,7 @@ struct RunCommand: AsyncParsableCommand {
     /// The agent's service group: the ``AgentService``, shut down gracefully on SIGTERM and SIGINT;
     /// the group ends when the agent returns (a finite file replay is over).
     static func buildServiceGroup(
-        configuration: AgentConfiguration, password: String?, clock: any WallClock = SystemWallClock()
+        configuration: AgentConfiguration, password: String?, clock: any WallClock = AgentInbox.clock
     ) -> ServiceGroup {
         let logger = Logger(label: "myeline.agent")
         let agent = AgentService(configuration: configuration, password: password, logger: logger, clock: clock)

@@ -1,5 +1,6 @@
 import Interop
 import MyelineConfiguration
+import LiveActivity
 
 extension AgentConfiguration {
     /// The OwnTracks output: each accepted fix also published as an OwnTracks `location`.

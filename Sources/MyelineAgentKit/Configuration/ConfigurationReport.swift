@@ -1,5 +1,7 @@
 import Location
 import MyelineConfiguration
+import Logging
+import LiveActivity
 
 /// The text `check-config` prints: every key, its effective value and where the value came from.
 ///

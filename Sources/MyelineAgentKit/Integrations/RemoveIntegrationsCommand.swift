@@ -4,6 +4,7 @@ import FoundationEssentials
 import LiveActivity
 import Logging
 import MQTT
+import MyelineConfiguration
 
 /// `myeline-agent remove-integrations`: clears what the integrations left on the broker, for an
 /// uninstall (deploy/install.sh --uninstall runs it).

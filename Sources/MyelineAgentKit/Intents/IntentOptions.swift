@@ -108,12 +108,12 @@ struct IntentChanges: Equatable {
         }
         let name = String(text[..<colon])
         let coordinates = text[text.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
-        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !name.allSatisfy(\.isWhitespace) else {
             throw ValidationError("\(flag): \(String(reflecting: text)) has an empty name: \(form)")
         }
         guard coordinates.count == 2,
-            let latitude = Double(coordinates[0].trimmingCharacters(in: .whitespaces)),
-            let longitude = Double(coordinates[1].trimmingCharacters(in: .whitespaces))
+            let latitude = Double(coordinates[0].trimmingWhitespace()),
+            let longitude = Double(coordinates[1].trimmingWhitespace())
         else {
             throw ValidationError("\(flag): \(String(reflecting: text)) has no latitude,longitude: \(form)")
         }
@@ -131,7 +131,7 @@ struct IntentChanges: Equatable {
     /// - Throws: a `ValidationError` naming `flag`.
     static func text(_ value: String?, flag: String) throws -> String? {
         guard let value else { return nil }
-        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !value.allSatisfy(\.isWhitespace) else {
             throw ValidationError("\(flag) is empty: give a value or leave the flag out")
         }
         return value
@@ -146,5 +146,14 @@ struct IntentChanges: Equatable {
             throw ValidationError("\(flag): \(value) is outside -1000000...1000000")
         }
         return value
+    }
+}
+
+extension Substring {
+    /// Without the whitespace at either end (FoundationEssentials has no `trimmingCharacters(in:)`).
+    fileprivate func trimmingWhitespace() -> Substring {
+        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return self[first...last]
     }
 }

@@ -4,6 +4,7 @@ import LiveActivity
 import Location
 import Logging
 import MQTT
+import MyelineConfiguration
 
 /// `myeline-agent simulate`: a load generator that publishes what a fleet of agents would.
 struct SimulateCommand: AsyncParsableCommand {
