@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An activity envelope of any attributes type, read without a Swift type for it: its `attributes`
 /// and `content-state` kept as JSON objects. What a receiver that shows every type decodes

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value as it came on the wire: how ``AnyActivityEnvelope`` keeps the `attributes` and
 /// `content-state` of an attributes type the receiver has no Swift type for.
