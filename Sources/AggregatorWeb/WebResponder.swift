@@ -97,6 +97,8 @@ struct WebResponder: Sendable {
             }
             let channel = context.channel
             response = events(client) { channel.close(promise: nil) }
+        case .favicon:
+            response = Response(status: .noContent, headers: commonHeaders(type: "image/x-icon"))
         case .notFound:
             return refuse("not-found", .notFound, "No such page: the map is at /\n", path: request.uri.path)
         case .methodNotAllowed:

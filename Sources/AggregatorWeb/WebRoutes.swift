@@ -17,6 +17,8 @@ public enum WebRoute: Hashable, Sendable {
     case settings
     /// The web service's own counts: clients, refusals, drops, bad requests.
     case stats
+    /// The icon browsers ask for by themselves: 204, no content (not counted as a wrong path).
+    case favicon
     /// No such path: 404.
     case notFound
     /// A method other than GET or HEAD: 405.
@@ -57,6 +59,7 @@ public enum WebRoutes {
         case "/api/trails": route = .trails
         case "/api/settings": route = .settings
         case "/api/stats": route = .stats
+        case "/favicon.ico": route = .favicon
         default:
             if path.hasPrefix("/leaflet/"), let file = leafletFiles.keys.first(where: { path == "/leaflet/" + $0 }) {
                 route = .leaflet(file)

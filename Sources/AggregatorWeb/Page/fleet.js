@@ -44,6 +44,13 @@ export class Fleet {
     switch (line.kind) {
       case "activity": {
         const key = activityKey(line.device, line.activity);
+        const previous = this.activities.get(key);
+        // An activity's final content may carry no fix: an ended one stays where it was last seen.
+        if (line.state === "ended" && !isLocated(line) && previous && isLocated(previous)) {
+          line.latitude = previous.latitude;
+          line.longitude = previous.longitude;
+          line.lastKnownPosition = true;
+        }
         this.activities.set(key, line);
         if (isLocated(line)) this.extendTrail(key, [line.latitude, line.longitude]);
         break;

@@ -19,9 +19,12 @@ export function renderList(tbody, fleet, now, selected, onSelect) {
     tr.dataset.device = line.device;
     tr.dataset.activity = line.activity;
     tr.dataset.state = line.state;
+    tr.dataset.seq = String(line.seq);
     tr.className = `state-${line.state}`;
     if (key === selected) tr.setAttribute("aria-selected", "true");
-    cell(tr, line.name && line.name !== line.device ? `${line.name} (${line.device})` : line.device);
+    const name = cell(tr, line.name && line.name !== line.device ? `${line.name} (${line.device})` : line.device);
+    name.title = name.textContent;
+    name.className = "name";
     cell(tr, line.state);
     cell(tr, age(line.fixTime ?? line.timestamp, now));
     cell(tr, Number.isFinite(line.speed) ? (line.speed * 3.6).toFixed(0) : "-");
@@ -31,6 +34,7 @@ export function renderList(tbody, fleet, now, selected, onSelect) {
     if (line.alert) alert.className = "alert";
     cell(tr, health(line, device));
     if (!Number.isFinite(line.latitude)) tr.title = "No Location Available";
+    else if (line.lastKnownPosition) tr.title = "Last known position";
     tr.addEventListener("click", () => onSelect(key));
     rows.push(tr);
   }

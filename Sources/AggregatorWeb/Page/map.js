@@ -25,7 +25,11 @@ export class FleetMap {
     }
     L.control.scale().addTo(this.map);
     this.layers = new Map();
-    this.fitted = false;
+    // The view follows the fleet (fitted as activities get positions) until the user moves it.
+    this.fittedCount = 0;
+    this.userMoved = false;
+    this.map.on("dragstart", () => { this.userMoved = true; });
+    element.addEventListener("wheel", () => { this.userMoved = true; }, { passive: true });
   }
 
   /** Brings the markers, circles and trails in line with the model. */
@@ -76,8 +80,8 @@ export class FleetMap {
       layer.trail.remove();
       this.layers.delete(key);
     }
-    if (!this.fitted && bounds.length > 0) {
-      this.fitted = true;
+    if (!this.userMoved && bounds.length > this.fittedCount) {
+      this.fittedCount = bounds.length;
       this.map.fitBounds(bounds, { padding: [40, 40], maxZoom: 15 });
     }
   }
