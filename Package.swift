@@ -360,7 +360,8 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "Aggregator", "Board", "Interop", "LiveActivity", "MQTT", "MyelineConfiguration", "TestSupport",
+                "Aggregator", "AggregatorWeb", "Board", "Interop", "LiveActivity", "MQTT", "MyelineConfiguration",
+                "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
