@@ -1,8 +1,8 @@
 import Foundation
 
 /// The page's files and Leaflet's, read once at start: the page from this target's resources (next
-/// to the executable, or in /usr/local/share/myeline/web or /usr/share/myeline/web once
-/// installed), Leaflet from Debian's libjs-leaflet.
+/// to the executable as SwiftPM builds it, or in PREFIX/share/myeline/web beside PREFIX/bin where
+/// deploy/install.sh puts it, or /usr/local/share or /usr/share), Leaflet from Debian's libjs-leaflet.
 struct WebFiles: Sendable {
     /// The page's files by name.
     let page: [String: [UInt8]]
@@ -20,6 +20,9 @@ struct WebFiles: Sendable {
             executable.deletingLastPathComponent().appendingPathComponent(Self.bundleName).appendingPathComponent(
                 "Page"),
             Bundle.main.bundleURL.appendingPathComponent(Self.bundleName).appendingPathComponent("Page"),
+            // deploy/install.sh puts it in PREFIX/share/myeline/web beside PREFIX/bin.
+            executable.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("share/myeline/web"),
             URL(fileURLWithPath: "/usr/local/share/myeline/web"),
             URL(fileURLWithPath: "/usr/share/myeline/web"),
         ]
