@@ -36,9 +36,11 @@ struct WebMapIntegrationTests {
     }
 
     /// The aggregator serving the map on a free loopback port, and the page's address.
-    static func aggregator(_ broker: TestBroker, _ arguments: [String] = []) async throws -> (TestProcess, String) {
+    static func aggregator(
+        _ broker: TestBroker, _ arguments: [String] = [], environment: [String: String] = [:]
+    ) async throws -> (TestProcess, String) {
         let board = try AggregatorIntegrationTests.aggregator(
-            broker, ["--http", "127.0.0.1:0", "--tiles", "none"] + arguments)
+            broker, ["--http", "127.0.0.1:0", "--tiles", "none"] + arguments, environment: environment)
         let line = try await board.waitForLine(containing: "Serving the fleet map at ")
         guard let start = line.range(of: "http://"), let url = line[start.lowerBound...].split(separator: " ").first
         else {
@@ -111,8 +113,34 @@ struct WebMapIntegrationTests {
                     )
                     #expect(try await page.evaluate("document.body.dataset.connection") == #""connected""#)
                     try await page.screenshot(to: "\(Self.artifacts)/web-map-ended.png")
+                    // A graceful shutdown ends the page's event stream rather than waiting for it.
+                    board.signal(SIGTERM)
+                    let status = try await withDeadline(.seconds(20), what: "the aggregator to stop", process: board) {
+                        try await board.waitForExit()
+                    }
+                    #expect(status == 0)
+                    try await page.waitUntil("document.body.dataset.connection === 'disconnected'")
                 }
             }
+        }
+    }
+
+    @Test func pagesPastTheLimitAreRefusedAndCounted() async throws {
+        try await TestBroker.with { broker in
+            let (board, url) = try await Self.aggregator(broker, environment: ["MYELINE_WEB_MAX_CLIENTS": "1"])
+            defer { board.signal(SIGKILL) }
+            let curl = try executablePath("curl", package: "curl")
+            let first = try TestProcess(name: "curl", executable: curl, arguments: ["-sN", url + "api/events"])
+            defer { first.signal(SIGKILL) }
+            _ = try await first.waitForLine(containing: #""kind":"summary""#)
+            let second = try TestProcess(
+                name: "curl", executable: curl,
+                arguments: ["-s", "-o", "/dev/null", "-w", "status %{http_code}\n", url + "api/events"])
+            _ = try await second.waitForLine(containing: "status 503")
+            let (stats, _) = try await URLSession.shared.data(from: URL(string: url + "api/stats")!)
+            let counts = try JSONSerialization.jsonObject(with: stats) as? [String: Int]
+            #expect(counts?["clients"] == 1)
+            #expect(counts?["clients-refused"] == 1)
         }
     }
 
