@@ -35,6 +35,8 @@ public struct FleetFeed: Sendable {
     private var rows: [ActivityKey: Shown] = [:]
     private var deviceLines: [DeviceID: String] = [:]
     private var summaryLine = ""
+    /// Whether ``deviceLines`` follow the fleet's last revision (not while no lines were produced).
+    private var devicesCurrent = true
     /// Each located activity's recent positions, oldest first.
     public private(set) var trails: [ActivityKey: [TrailPoint]] = [:]
 
@@ -66,12 +68,25 @@ public struct FleetFeed: Sendable {
     /// line (change `status`) per changed device, an `activity` line (change `updated`, or `state`
     /// when only its state moved) per changed activity, a `removed` line per activity gone, and the
     /// `summary` line when its figures changed; and extends the trails.
-    public mutating func advance(to reading: FleetReading, now: Date) -> [String] {
+    ///
+    /// With `producingLines` false (no page is reading) only the rows and trails are followed and
+    /// nothing is rendered, so that the map costs the board next to nothing while nobody looks;
+    /// the next frame that produces lines then says every device whose line changed meanwhile.
+    public mutating func advance(to reading: FleetReading, now: Date, producingLines: Bool = true) -> [String] {
         let fleet = reading.fleet
         var lines: [String] = []
         var changedDevices: Set<DeviceID> = []
-        if revision != fleet.revision {
+        let moved = revision != fleet.revision
+        if moved {
             revision = fleet.revision
+            for key in rows.keys where fleet.rows[key] == nil {
+                rows[key] = nil
+                trails[key] = nil
+                if producingLines { lines.append(BoardJSON.removed(key)) }
+            }
+        }
+        if producingLines && (moved || !devicesCurrent) {
+            devicesCurrent = true
             var seen: Set<DeviceID> = []
             for device in Set(fleet.devices.keys).union(fleet.rows.keys.map(\.device)) {
                 seen.insert(device)
@@ -83,21 +98,20 @@ public struct FleetFeed: Sendable {
                 }
             }
             for device in deviceLines.keys where !seen.contains(device) { deviceLines[device] = nil }
-            for key in rows.keys where fleet.rows[key] == nil {
-                rows[key] = nil
-                trails[key] = nil
-                lines.append(BoardJSON.removed(key))
-            }
+        } else if !producingLines && moved {
+            devicesCurrent = false
         }
         for (key, row) in fleet.rows {
             let shown = Shown(row: row, state: fleet.state(of: row, at: now))
             let old = rows[key]
             guard old != shown || changedDevices.contains(key.device) else { continue }
             rows[key] = shown
+            if old?.row.content != row.content { extendTrail(key, row.content) }
+            guard producingLines else { continue }
             let change = old.map { $0.row == row ? "state" : "updated" } ?? "updated"
             lines.append(BoardJSON.row(row, state: shown.state, change: change, fleet: fleet))
-            if old?.row.content != row.content { extendTrail(key, row.content) }
         }
+        guard producingLines else { return [] }
         let summary = BoardJSON.summary(fleet, now: now, warning: reading.warning, dropped: reading.dropped)
         if summary != summaryLine {
             summaryLine = summary
@@ -106,9 +120,9 @@ public struct FleetFeed: Sendable {
         return lines
     }
 
-    /// Every line a new reader starts from, in the board's order (by relevance): each activity
-    /// (change `updated`) and device (change `status`), then the summary; the state last passed
-    /// to ``advance(to:now:)``, so that a reader who starts here and then takes the next frame's
+    /// Every line a new reader starts from, in the board's order (by relevance): each activity as
+    /// last passed to ``advance(to:now:producingLines:)`` (change `updated`), each device (change
+    /// `status`) and the summary, so that a reader who starts here and then takes the next frame's
     /// lines misses nothing.
     public func snapshot(of reading: FleetReading, now: Date) -> [String] {
         let fleet = reading.fleet
@@ -119,10 +133,11 @@ public struct FleetFeed: Sendable {
                 lines.append(BoardJSON.row(shown.row, state: shown.state, change: "updated", fleet: fleet))
             }
         }
-        for device in deviceLines.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            if let line = deviceLines[device] { lines.append(line) }
+        let devices = Set(fleet.devices.keys).union(fleet.rows.keys.map(\.device))
+        for device in devices.sorted(by: { $0.rawValue < $1.rawValue }) {
+            lines.append(BoardJSON.device(device, fleet: fleet, change: "status"))
         }
-        if !summaryLine.isEmpty { lines.append(summaryLine) }
+        lines.append(BoardJSON.summary(fleet, now: now, warning: reading.warning, dropped: reading.dropped))
         return lines
     }
 

@@ -93,8 +93,10 @@ public struct WebMap: Service {
             try await Task.sleep(for: Self.frameInterval)
             let reading = read()
             let at = now()
-            let lines = feed.withLock { $0.advance(to: reading, now: at) }
-            if hub.isEmpty { continue }
+            // With no page open only the trails are followed (nothing rendered).
+            let nobodyReads = hub.isEmpty
+            let lines = feed.withLock { $0.advance(to: reading, now: at, producingLines: !nobodyReads) }
+            if nobodyReads { continue }
             var frame = lines.isEmpty ? nil : ServerSentEvents.event(lines: lines)
             quietFrames = frame == nil ? quietFrames + 1 : 0
             if quietFrames >= Self.keepAliveFrames {

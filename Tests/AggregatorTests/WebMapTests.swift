@@ -288,3 +288,22 @@ import Testing
         #expect(WebResponder.contentSecurityPolicy(tilesOrigin: settings.tilesOrigin).contains("img-src 'self' data:;"))
     }
 }
+
+extension FleetFeedTests {
+    @Test func withNobodyReadingOnlyTheTrailsAreFollowed() {
+        var fleet = Fleet()
+        var feed = FleetFeed(trailLimit: 10)
+        Self.apply(&fleet, Self.envelope("van-7", seq: 1, latitude: 45, longitude: 13))
+        #expect(feed.advance(to: FleetReading(fleet: fleet), now: Self.start, producingLines: false).isEmpty)
+        Self.apply(&fleet, Self.envelope("van-7", seq: 2, latitude: 46, longitude: 13))
+        #expect(feed.advance(to: FleetReading(fleet: fleet), now: Self.start, producingLines: false).isEmpty)
+        #expect(feed.trails.values.first?.count == 2)
+        // A reader who comes now starts from a snapshot of the latest state, then gets the device
+        // lines that changed while nobody read (the activity is current already).
+        let snapshot = feed.snapshot(of: FleetReading(fleet: fleet), now: Self.start)
+        #expect(Self.kinds(snapshot) == ["activity:updated:van-7", "device:status:van-7", "summary:summary:-"])
+        #expect(snapshot[0].contains(#""seq":2"#))
+        let next = feed.advance(to: FleetReading(fleet: fleet), now: Self.start)
+        #expect(Self.kinds(next) == ["device:status:van-7", "activity:state:van-7", "summary:summary:-"])
+    }
+}
