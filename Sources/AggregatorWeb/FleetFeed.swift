@@ -33,6 +33,7 @@ public struct FleetFeed: Sendable {
 
     private var revision: Int?
     private var rows: [ActivityKey: Shown] = [:]
+    /// Each device's last line sent, without its `last-seen` (``withoutLastSeen(_:)``).
     private var deviceLines: [DeviceID: String] = [:]
     private var summaryLine = ""
     /// Whether ``deviceLines`` follow the fleet's last revision (not while no lines were produced).
@@ -91,8 +92,11 @@ public struct FleetFeed: Sendable {
             for device in Set(fleet.devices.keys).union(fleet.rows.keys.map(\.device)) {
                 seen.insert(device)
                 let line = BoardJSON.device(device, fleet: fleet, change: "status")
-                if deviceLines[device] != line {
-                    deviceLines[device] = line
+                // As `--follow --json`: a device's line when its status or health changed, not
+                // each time an envelope moves its last-seen (which would double the stream).
+                let compared = Self.withoutLastSeen(line)
+                if deviceLines[device] != compared {
+                    deviceLines[device] = compared
                     changedDevices.insert(device)
                     lines.append(line)
                 }
@@ -118,6 +122,13 @@ public struct FleetFeed: Sendable {
             lines.append(summary)
         }
         return lines
+    }
+
+    /// A device line without its `last-seen` member, for comparing two of them.
+    static func withoutLastSeen(_ line: String) -> String {
+        guard let start = line.range(of: #""last-seen":"#) else { return line }
+        let end = line[start.upperBound...].firstIndex { $0 == "," || $0 == "}" } ?? line.endIndex
+        return String(line[..<start.lowerBound] + line[end...])
     }
 
     /// Every line a new reader starts from, in the board's order (by relevance): each activity as

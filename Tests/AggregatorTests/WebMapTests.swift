@@ -195,13 +195,20 @@ import Testing
             Self.apply(&fleet, Self.envelope("van-7", seq: seq, latitude: 45 + Double(seq) / 1000, longitude: 13))
         }
         let second = feed.advance(to: FleetReading(fleet: fleet), now: Self.start)
-        // The device's line (its last-seen moved) and the activity's latest, once each.
-        #expect(Self.kinds(second) == ["device:status:van-7", "activity:updated:van-7"])
-        #expect(second[1].contains(#""seq":500"#))
+        // The activity's latest, once; not the device's (only its last-seen moved, as --follow --json).
+        #expect(Self.kinds(second) == ["activity:updated:van-7"])
+        #expect(second[0].contains(#""seq":500"#))
         // Nothing changed: nothing sent.
         #expect(feed.advance(to: FleetReading(fleet: fleet), now: Self.start).isEmpty)
         // The trail took one point per frame, not one per message.
         #expect(feed.trails.values.first?.count == 2)
+    }
+
+    @Test func aDeviceLineComparesWithoutItsLastSeen() {
+        let seen = FleetFeed.withoutLastSeen(#"{"a":1,"last-seen":17.5,"z":2}"#)
+        #expect(seen == FleetFeed.withoutLastSeen(#"{"a":1,"last-seen":18,"z":2}"#))
+        #expect(seen != FleetFeed.withoutLastSeen(#"{"a":1,"last-seen":17.5,"z":3}"#))
+        #expect(FleetFeed.withoutLastSeen(#"{"a":1}"#) == #"{"a":1}"#)
     }
 
     @Test func timeAloneTurnsARowStale() {
@@ -298,8 +305,8 @@ extension FleetFeedTests {
         Self.apply(&fleet, Self.envelope("van-7", seq: 2, latitude: 46, longitude: 13))
         #expect(feed.advance(to: FleetReading(fleet: fleet), now: Self.start, producingLines: false).isEmpty)
         #expect(feed.trails.values.first?.count == 2)
-        // A reader who comes now starts from a snapshot of the latest state, then gets the device
-        // lines that changed while nobody read (the activity is current already).
+        // A reader who comes now starts from a snapshot of the latest state, then gets the lines of
+        // the devices followed while nobody read.
         let snapshot = feed.snapshot(of: FleetReading(fleet: fleet), now: Self.start)
         #expect(Self.kinds(snapshot) == ["activity:updated:van-7", "device:status:van-7", "summary:summary:-"])
         #expect(snapshot[0].contains(#""seq":2"#))

@@ -82,6 +82,8 @@ struct WebMapIntegrationTests {
                 defer { board.signal(SIGKILL) }
                 try await HeadlessBrowser.with { browser in
                     let page = try await browser.open(url)
+                    // Set once the page has read its settings (after the load event).
+                    try await page.waitUntil("document.body.dataset.leaflet !== undefined")
                     #expect(try await page.evaluate("document.body.dataset.leaflet") == #""loaded""#)
                     // Markers and rows for the three drives, active.
                     for device in ["van-7", "truck-2", "rover-1"] {
