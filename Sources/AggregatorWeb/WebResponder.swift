@@ -168,7 +168,10 @@ struct WebResponder: Sendable {
         _ kind: String, _ status: HTTPResponse.Status, _ message: String, path: String,
         extra: HTTPFields = [:], counted: Bool = true
     ) -> Response {
-        let first = counted ? map.counters.withLock { $0.refuse(kind) } : false
+        // Refused pages are counted by the event clients; the others here. Each kind is logged once.
+        let first = map.counters.withLock { counters in
+            counted ? counters.refuse(kind) : counters.logged.insert(kind).inserted
+        }
         if first {
             map.logger.notice(
                 "Refused a request (\(kind)); further ones are counted in /api/stats",
