@@ -35,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -229,6 +232,7 @@ let package = Package(
         .target(
             name: "Aggregator",
             dependencies: [
+                "AggregatorWeb",
                 "AsyncSupport",
                 "Board",
                 "Interop",
@@ -240,6 +244,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        // The aggregator's web map (`--http`): the HTTP service, its routes, the event stream and the
+        // page's static files, over the pure Board (docs/web.md).
+        .target(
+            name: "AggregatorWeb",
+            dependencies: [
+                "Board",
+                "LiveActivity",
+                "Locking",
+                "MyelineConfiguration",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Page")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -340,7 +362,8 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "Aggregator", "Board", "Interop", "LiveActivity", "MQTT", "MyelineConfiguration", "TestSupport",
+                "Aggregator", "AggregatorWeb", "Board", "Interop", "LiveActivity", "MQTT", "MyelineConfiguration",
+                "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -62,6 +62,8 @@ fi
 # Paths on the target system, and where they are written now (under --root).
 bin_dir="$prefix/bin"
 doc_dir="$prefix/share/doc/myeline"
+# The aggregator's web map page (docs/web.md), found from the binary as ../share/myeline/web.
+web_dir="$prefix/share/myeline/web"
 config_dir=/etc/myeline
 unit_dir=/etc/systemd/system
 state_dir=/var/lib/myeline
@@ -268,7 +270,11 @@ trap 'rm -rf "$staging"' EXIT
 for binary in myeline-agent myeline-aggregator; do
     install_binary "$from/$binary" "$bin_dir/$binary"
 done
-for document in raspberry-pi.md security.md configuration.md broker-connection.md agent.md aggregator.md topics.md; do
+make_directory "$web_dir" 0755
+for page in "$repository"/Sources/AggregatorWeb/Page/*; do
+    install_file "$page" "$web_dir/$(basename "$page")" 0644
+done
+for document in raspberry-pi.md security.md configuration.md broker-connection.md agent.md aggregator.md web.md topics.md; do
     install_file "$repository/docs/$document" "$doc_dir/$document" 0644
 done
 install_config "$repository/config/agent.example.yaml" "$config_dir/agent.yaml"

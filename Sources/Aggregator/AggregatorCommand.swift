@@ -1,3 +1,4 @@
+import AggregatorWeb
 import ArgumentParser
 import AsyncSupport
 import Board
@@ -76,6 +77,26 @@ public struct AggregatorCommand: AsyncParsableCommand {
     @Flag(help: "Print every change as a line (JSON with --json) until stopped.")
     var follow = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the fleet map on HOST:PORT or PORT (web.listen; loopback unless a host is given; docs/web.md).",
+            valueName: "address"))
+    var http: String?
+
+    @Option(
+        name: .customLong("http-token-file"),
+        help: ArgumentHelp("A file whose token every map request must carry (web.token-file).", valueName: "file"))
+    var httpTokenFile: String?
+
+    @Option(help: ArgumentHelp("The map's tile URL template, or none (web.tiles; OpenStreetMap's).", valueName: "url"))
+    var tiles: String?
+
+    @Option(
+        name: .customLong("trail-length"),
+        help: ArgumentHelp(
+            "The most points of each activity's trail on the map (web.trail-length, 100).", valueName: "n"))
+    var trailLength: String?
+
     /// The values given, by dotted key.
     var flagValues: [String: String] {
         var values: [String: String] = [:]
@@ -88,6 +109,10 @@ public struct AggregatorCommand: AsyncParsableCommand {
         values["board.once-timeout"] = timeout
         values["log-level"] = logLevel
         if owntracks { values["owntracks.subscribe"] = "true" }
+        values["web.listen"] = http
+        values["web.token-file"] = httpTokenFile
+        values["web.tiles"] = tiles
+        values["web.trail-length"] = trailLength
         return values
     }
 
@@ -109,12 +134,19 @@ public struct AggregatorCommand: AsyncParsableCommand {
     /// Refuses contradictory flags (exit status 64).
     public func validate() throws {
         if follow && once { throw ValidationError("--follow and --once exclude each other: choose one") }
+        if once && http != nil { throw ValidationError("--http serves a live map and --once exits: choose one") }
     }
 
     /// Runs the board until its presentation ends or SIGTERM or SIGINT arrives.
     public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (configuration, password) = try await load(environment: environment)
+        let webToken: AccessToken?
+        do {
+            webToken = try configuration.web?.loadToken()
+        } catch {
+            throw ValidationError(error.description)
+        }
         let level = configuration.logLevel
         // The full-screen board owns the terminal: its log goes to stderr only when that is elsewhere.
         let chosen = presentation()
@@ -128,7 +160,7 @@ public struct AggregatorCommand: AsyncParsableCommand {
         HeapPolicy.apply()
         let (group, session) = Self.buildServiceGroup(
             configuration: configuration, password: password, presentation: chosen,
-            colours: Display.coloursWanted(environment: environment))
+            colours: Display.coloursWanted(environment: environment), webToken: webToken)
         try await group.run()
         if let status = session.withState({ $0.onceOutcome?.exitStatus }), status != 0 {
             throw ExitCode(status)
@@ -154,7 +186,7 @@ public struct AggregatorCommand: AsyncParsableCommand {
     /// the presentation does, and its session (what `--once` found is in it afterwards).
     static func buildServiceGroup(
         configuration: AggregatorConfiguration, password: String?, presentation: Presentation, colours: Bool,
-        clock: any WallClock = SystemWallClock()
+        clock: any WallClock = SystemWallClock(), webToken: AccessToken? = nil
     ) -> (ServiceGroup, BoardSession) {
         let logger = Logger(label: "myeline.aggregator")
         let display = Display(
@@ -171,13 +203,25 @@ public struct AggregatorCommand: AsyncParsableCommand {
         let service = AggregatorService(
             configuration: configuration, password: password, presentation: presentation, display: display,
             session: session, logger: logger, clock: clock)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(
+                service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .cancelGroup)
+        ]
+        if let web = configuration.web {
+            // The map reads the board's fleet a frame at a time (docs/web.md).
+            let map = WebMap(settings: web, token: webToken, logger: logger, now: { clock.now }) {
+                session.withState { state in
+                    FleetReading(
+                        fleet: state.fleet, dropped: state.dropped,
+                        warning: [state.bootstrap.warning, state.fleet.duplicationWarning].compactMap { $0 }.first)
+                }
+            }
+            services.append(.init(service: map, failureTerminationBehavior: .cancelGroup))
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(
-                        service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                        failureTerminationBehavior: .cancelGroup)
-                ],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         return (group, session)

@@ -1,3 +1,4 @@
+import AggregatorWeb
 import Board
 import Foundation
 import LiveActivity
@@ -24,7 +25,7 @@ struct AggregatorConfiguration: Hashable, Sendable {
             ConfigurationKey("log-level", flag: "--log-level"),
             ConfigurationKey("owntracks.subscribe", flag: "--owntracks"),
             ConfigurationKey("owntracks.stale-after"),
-        ],
+        ] + WebSettings.keys,
         otherVariables: [MQTTSettings.passwordVariable], exampleSections: "mqtt: or board:",
         documentation: "docs/aggregator.md")
 
@@ -49,6 +50,9 @@ struct AggregatorConfiguration: Hashable, Sendable {
     var ownTracks = false
     /// How long after its last fix (`tst`) an OwnTracks row turns stale (`owntracks.stale-after`), seconds; 3600 by default.
     var ownTracksStaleAfter: Double = 3600
+
+    /// The web map's settings (`web.*`, docs/web.md); nil when `web.listen` is not set (off).
+    var web: WebSettings?
 
     /// How the board decodes OwnTracks messages; nil when it does not subscribe to them.
     var ownTracksInput: OwnTracksInput? { ownTracks ? OwnTracksInput(staleAfter: ownTracksStaleAfter) : nil }
@@ -98,6 +102,7 @@ struct AggregatorConfiguration: Hashable, Sendable {
         if let staleAfter = try values.number("owntracks.stale-after", in: 1...604_800, unit: "seconds") {
             ownTracksStaleAfter = staleAfter
         }
+        web = try WebSettings.read(values)
     }
 
     /// Reads and checks the configuration from flags (by dotted key), the environment and a file.

@@ -49,6 +49,15 @@ struct CommandTests {
                                           instead of a table (with --once or --follow).
                   --follow                Print every change as a line (JSON with --json) until
                                           stopped.
+                  --http <address>        Serve the fleet map on HOST:PORT or PORT (web.listen;
+                                          loopback unless a host is given; docs/web.md).
+                  --http-token-file <file>
+                                          A file whose token every map request must carry
+                                          (web.token-file).
+                  --tiles <url>           The map's tile URL template, or none (web.tiles;
+                                          OpenStreetMap's).
+                  --trail-length <n>      The most points of each activity's trail on the map
+                                          (web.trail-length, 100).
                   --version               Show the version.
                   -h, --help              Show help information.
 

@@ -1,0 +1,88 @@
+// The map: Leaflet (Debian's libjs-leaflet, loaded before this module as the global L), a marker
+// per located activity coloured by state, its accuracy circle, its trail, its name as a text label.
+import { isLocated } from "./fleet.js";
+
+/** The colour of each state (the list uses the same, in style.css). */
+export const stateColours = {
+  active: "#1a7f37",
+  stale: "#b58100",
+  paused: "#5b6ee1",
+  ended: "#6e7781",
+  offline: "#cf222e",
+  idle: "#8c959f",
+};
+
+export class FleetMap {
+  /** A map in `element` with `settings` from /api/settings; calls `onSelect(key)` on a click. */
+  constructor(L, element, settings, onSelect) {
+    this.L = L;
+    this.onSelect = onSelect;
+    this.map = L.map(element, { attributionControl: false, worldCopyJump: true }).setView([20, 0], 2);
+    if (settings.tiles) {
+      L.tileLayer(settings.tiles, { maxZoom: 19 }).addTo(this.map);
+    } else {
+      element.classList.add("no-tiles");
+    }
+    L.control.scale().addTo(this.map);
+    this.layers = new Map();
+    // The view follows the fleet (fitted as activities get positions) until the user moves it.
+    this.fittedCount = 0;
+    this.userMoved = false;
+    this.map.on("dragstart", () => { this.userMoved = true; });
+    element.addEventListener("wheel", () => { this.userMoved = true; }, { passive: true });
+  }
+
+  /** Brings the markers, circles and trails in line with the model. */
+  render(fleet, selected) {
+    const L = this.L;
+    const seen = new Set();
+    const bounds = [];
+    for (const [key, line] of fleet.activities) {
+      if (!isLocated(line)) continue;
+      seen.add(key);
+      const position = [line.latitude, line.longitude];
+      bounds.push(position);
+      const colour = stateColours[line.state] ?? "#000";
+      let layer = this.layers.get(key);
+      if (!layer) {
+        const label = document.createElement("span");
+        const marker = L.circleMarker(position, { radius: 8, weight: 2, fillOpacity: 0.8 })
+          .bindTooltip(label, { permanent: true, direction: "right", offset: [10, 0] })
+          .on("click", () => this.onSelect(key));
+        const circle = L.circle(position, { radius: 0, weight: 1, fillOpacity: 0.1, interactive: false });
+        const trail = L.polyline([], { weight: 3, opacity: 0.6, interactive: false });
+        trail.addTo(this.map);
+        circle.addTo(this.map);
+        marker.addTo(this.map);
+        layer = { marker, circle, trail, label };
+        this.layers.set(key, layer);
+      }
+      layer.label.textContent = line.name ?? line.device;
+      layer.marker.setLatLng(position);
+      layer.marker.setStyle({ color: key === selected ? "#000" : colour, fillColor: colour });
+      const accuracy = Number.isFinite(line.horizontalAccuracy) ? line.horizontalAccuracy : 0;
+      layer.circle.setLatLng(position).setRadius(accuracy).setStyle({ color: colour, opacity: accuracy > 0 ? 0.5 : 0 });
+      const points = fleet.trails.get(key) ?? [position];
+      layer.trail.setLatLngs(points).setStyle({ color: colour });
+      for (const [element, kind] of [[layer.marker.getElement(), "marker"], [layer.trail.getElement(), "trail"]]) {
+        if (!element) continue;
+        element.dataset.device = line.device;
+        element.dataset.activity = line.activity;
+        element.dataset.state = line.state;
+        element.dataset.kind = kind;
+        if (kind === "trail") element.dataset.points = String(points.length);
+      }
+    }
+    for (const [key, layer] of this.layers) {
+      if (seen.has(key)) continue;
+      layer.marker.remove();
+      layer.circle.remove();
+      layer.trail.remove();
+      this.layers.delete(key);
+    }
+    if (!this.userMoved && bounds.length > this.fittedCount) {
+      this.fittedCount = bounds.length;
+      this.map.fitBounds(bounds, { padding: [40, 40], maxZoom: 15 });
+    }
+  }
+}

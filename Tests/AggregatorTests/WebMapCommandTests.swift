@@ -1,0 +1,64 @@
+import AggregatorWeb
+import ArgumentParser
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Aggregator
+
+/// `--http` and the `web.*` keys: off by default, read from flags and the file, mistakes named.
+struct WebMapCommandTests {
+    @Test func theMapIsOffUnlessAsked() async throws {
+        try await withTemporaryDirectory { directory in
+            let (configuration, _) = try await AggregatorCommand.parse([]).load(
+                environment: [:], defaultFile: "\(directory)/none")
+            #expect(configuration.web == nil)
+        }
+    }
+
+    @Test func flagsAndTheFileSetTheMap() async throws {
+        try await withTemporaryDirectory { directory in
+            let file = "\(directory)/aggregator.yaml"
+            try "web:\n  listen: 0.0.0.0:8443\n  trail-length: 20\n  max-clients: 4\n  tiles-attribution: Mine\n"
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let command = try AggregatorCommand.parse(["--config", file, "--http", "9000", "--tiles", "none"])
+            let (configuration, _) = try await command.load(environment: [:])
+            let web = try #require(configuration.web)
+            #expect(web.host == "127.0.0.1" && web.port == 9000)
+            #expect(web.tiles == nil)
+            #expect(web.trailLength == 20 && web.maximumClients == 4 && web.tilesAttribution == "Mine")
+        }
+    }
+
+    @Test(arguments: [
+        (["--http", "8080:x"], "web.listen (from --http): \"8080:x\" is not PORT, HOST:PORT or [IPv6]:PORT"),
+        (["--http", "80", "--tiles", "ftp://x/{z}/{x}/{y}"], "web.tiles (from --tiles)"),
+        (["--http", "80", "--tiles", "https://a;b/{z}/{x}/{y}"], "web.tiles (from --tiles)"),
+        (["--http", "80", "--trail-length", "20000"], "web.trail-length (from --trail-length)"),
+    ])
+    func mistakesNameTheirKey(arguments: [String], message: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let command = try AggregatorCommand.parse(arguments)
+            let error = await #expect(throws: ValidationError.self) {
+                try await command.load(environment: [:], defaultFile: "\(directory)/none")
+            }
+            #expect(AggregatorCommand.exitCode(for: error!) == .validationFailure)
+            #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test func onceAndHttpExcludeEachOther() {
+        #expect(throws: (any Error).self) { try AggregatorCommand.parse(["--once", "--http", "8080"]) }
+    }
+
+    @Test func anEmptyTokenFileIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            try "\n".write(toFile: "\(directory)/token", atomically: true, encoding: .utf8)
+            var settings = WebSettings()
+            settings.tokenFile = "\(directory)/token"
+            #expect(throws: (any Error).self) { try settings.loadToken() }
+            settings.tokenFile = "\(directory)/missing"
+            #expect(throws: (any Error).self) { try settings.loadToken() }
+        }
+    }
+}
