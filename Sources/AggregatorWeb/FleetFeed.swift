@@ -110,7 +110,8 @@ public struct FleetFeed: Sendable {
             let old = rows[key]
             guard old != shown || changedDevices.contains(key.device) else { continue }
             rows[key] = shown
-            if old?.row.content != row.content { extendTrail(key, row.content) }
+            // Only a location activity has a trail; another attributes type has no position.
+            if let content = row.content, old?.row.content != content { extendTrail(key, content) }
             guard producingLines else { continue }
             let change = old.map { $0.row == row ? "state" : "updated" } ?? "updated"
             lines.append(BoardJSON.row(row, state: shown.state, change: change, fleet: fleet))
