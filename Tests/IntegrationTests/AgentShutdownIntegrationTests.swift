@@ -86,10 +86,12 @@ struct AgentShutdownIntegrationTests {
         try await TestBroker.with { broker in
             try await withTemporaryDirectory { state in
                 await broker.stop()
-                // Kept retained after its end, for the subscriber below.
+                // Kept retained after its end, for the subscriber below. Reconnection waits of at
+                // most 1 s: with the defaults the next attempt is drawn up to 10 s ahead, and one
+                // drawn at 10 s fell past the 10 s drain bound (CI, 1 run in many).
                 let agent = try AgentHarness.agent(
                     broker, state: state, ["--speed", "max", "--end-on-exit"],
-                    environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:60"])
+                    environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:60", "MYELINE_MQTT_RECONNECT_MAX_DELAY": "1"])
                 defer { agent.signal(SIGKILL) }
                 try await agent.waitForLine(containing: "The location source ended")
                 try await broker.start()
