@@ -27,7 +27,7 @@ struct PlaintextPasswordTests {
         Row(broker: "mqtt://broker.localhost", refused: false),
         Row(broker: "mqtt://127.0.0.1", refused: false),
         Row(broker: "mqtt://127.3.2.1", refused: false),
-        Row(broker: "mqtt://[::1]:1883", refused: false),
+        Row(broker: "mqtt://[::1]:18830", refused: false),
         Row(broker: "mqtt://[::ffff:127.0.0.1]", refused: false),
         Row(broker: "unix:/run/mosquitto/broker.sock", refused: false),
     ])
