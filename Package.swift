@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "myeline-agent", targets: ["MyelineAgent"]),
         .executable(name: "myeline-aggregator", targets: ["MyelineAggregator"]),
         .library(name: "LiveActivity", targets: ["LiveActivity"]),
+        .library(name: "MyelineWire", targets: ["MyelineWire"]),
         .library(name: "LiveActivityMQTT", targets: ["LiveActivityMQTT"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "Location", targets: ["Location"]),
@@ -69,12 +70,19 @@ let package = Package(
             dependencies: ["Locking"],
             swiftSettings: essentials
         ),
+        // The wire contract (docs/topics.md, docs/schema/): envelopes, track points, status, commands,
+        // the topic tree and the JSON codec, over LiveActivity's model.
+        .target(
+            name: "MyelineWire",
+            dependencies: ["LiveActivity"],
+            swiftSettings: essentials
+        ),
         // LiveActivity over MQTT: ActivityPublisher (the agent's publishing path too) and MQTTClient as its sink.
         .target(
             name: "LiveActivityMQTT",
             dependencies: [
                 "AsyncSupport",
-                "LiveActivity",
+                "LiveActivity", "MyelineWire",
                 "Locking",
                 "MQTT",
                 .product(name: "Logging", package: "swift-log"),
@@ -125,7 +133,7 @@ let package = Package(
         // The aggregator's board: the fleet state reducer and the frame renderer; pure, no I/O.
         .target(
             name: "Board",
-            dependencies: ["Interop", "LiveActivity"],
+            dependencies: ["Interop", "LiveActivity", "MyelineWire"],
             swiftSettings: strict
         ),
         // Small shared helpers for the processes' runtime: the blocking executor, timeouts, backoff,
@@ -140,7 +148,7 @@ let package = Package(
             name: "AgentCore",
             dependencies: [
                 "AgentStore",
-                "LiveActivity",
+                "LiveActivity", "MyelineWire",
                 "Location",
                 "Tracking",
                 .product(name: "Logging", package: "swift-log"),
@@ -155,7 +163,7 @@ let package = Package(
                 "AgentStore",
                 "AsyncSupport",
                 "Interop",
-                "LiveActivity",
+                "LiveActivity", "MyelineWire",
                 "LiveActivityMQTT",
                 "Location",
                 "Locking",
@@ -214,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "example-delivery-server",
             dependencies: [
-                "DeliveryModel", "LiveActivity", "MQTT",
+                "DeliveryModel", "LiveActivity", "MyelineWire", "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -236,7 +244,7 @@ let package = Package(
                 "AsyncSupport",
                 "Board",
                 "Interop",
-                "LiveActivity",
+                "LiveActivity", "MyelineWire",
                 "Locking",
                 "MQTT",
                 "MyelineConfiguration",
@@ -286,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "AgentCoreTests",
             dependencies: [
-                "AgentCore", "AgentStore", "LiveActivity", "Location", "Tracking",
+                "AgentCore", "AgentStore", "LiveActivity", "MyelineWire", "Location", "Tracking",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -304,7 +312,7 @@ let package = Package(
         .testTarget(
             name: "LiveActivityTests",
             dependencies: [
-                "LiveActivity", "LiveActivityMQTT", "TestSupport",
+                "LiveActivity", "MyelineWire", "LiveActivityMQTT", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -350,7 +358,7 @@ let package = Package(
                 "MyelineAgentKit",
                 "Aggregator",
                 "MyelineConfiguration",
-                "LiveActivity",
+                "LiveActivity", "MyelineWire",
                 "Location",
                 "MQTT",
                 "TestSupport",
@@ -362,7 +370,8 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "Aggregator", "AggregatorWeb", "Board", "Interop", "LiveActivity", "MQTT", "MyelineConfiguration",
+                "Aggregator", "AggregatorWeb", "Board", "Interop", "LiveActivity", "MyelineWire", "MQTT",
+                "MyelineConfiguration",
                 "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -373,7 +382,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "LiveActivityMQTT", "Location",
+                "AgentStore", "AsyncSupport", "Interop", "MQTT", "LiveActivity", "MyelineWire", "LiveActivityMQTT",
+                "Location",
                 "Locking",
                 "Tracking",
                 "TestSupport", "MQTTProbe", "MyelineAgent", "MyelineAgentKit", "DeliveryModel", "example-location",

@@ -30,12 +30,13 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "LiveActivity", package: "Myeline"),
+                .product(name: "MyelineWire", package: "Myeline"),
             ],
             path: "Benchmarks/BenchmarkSupport"
         ),
         benchmarks("LocationBenchmarks", using: ["Location"]),
-        benchmarks("LiveActivityBenchmarks", using: ["LiveActivity"]),
-        benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity"]),
+        benchmarks("LiveActivityBenchmarks", using: ["LiveActivity", "MyelineWire"]),
+        benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity", "MyelineWire"]),
         // The board's decode, apply and `--follow --json` line of scripts/bench's flood on one thread, for
         // callgrind's instruction counts (docs/benchmarks.md, "Aggregator: ingest, issue 17 item 11").
         .executableTarget(
@@ -43,6 +44,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Board", package: "Myeline"),
                 .product(name: "LiveActivity", package: "Myeline"),
+                .product(name: "MyelineWire", package: "Myeline"),
             ],
             path: "Sources/BoardReplay"
         ),

@@ -30,6 +30,7 @@ let package = Package(
                 "CLibFuzzer",
                 .product(name: "LiveActivity", package: myeline),
                 .product(name: "Location", package: myeline),
+                .product(name: "MyelineWire", package: myeline),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -55,12 +56,16 @@ let package = Package(
                 "FuzzSupport",
                 .product(name: "Board", package: myeline),
                 .product(name: "LiveActivity", package: myeline),
+                .product(name: "MyelineWire", package: myeline),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "FuzzCommand",
-            dependencies: ["FuzzSupport", .product(name: "LiveActivity", package: myeline)],
+            dependencies: [
+                "FuzzSupport", .product(name: "LiveActivity", package: myeline),
+                .product(name: "MyelineWire", package: myeline),
+            ],
             swiftSettings: strict
         ),
         // The agent's configuration reader, as `myeline-agent --config` runs it.

@@ -4,6 +4,7 @@ import ArgumentParser
 import DeliveryModel
 import Foundation
 import LiveActivity
+import MyelineWire
 import Logging
 import MQTT
 

@@ -2,6 +2,7 @@ import AgentStore
 import FoundationEssentials
 import Logging
 import LiveActivity
+import MyelineWire
 import Location
 import Tracking
 

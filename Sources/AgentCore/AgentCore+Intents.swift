@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import LiveActivity
+import MyelineWire
 import Tracking
 
 extension AgentCore {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import LiveActivity
+import MyelineWire
 
 extension AgentCore {
     /// The most unknown retained activities one process ends and clears: more than any agent

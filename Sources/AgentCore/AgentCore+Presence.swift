@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import Tracking
 import LiveActivity
+import MyelineWire
 
 extension AgentCore {
     /// Publishes the retained `online` status with the agent's health: after each connection, on

@@ -1,6 +1,7 @@
 import AgentStore
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import Location
 import Logging
 import Tracking

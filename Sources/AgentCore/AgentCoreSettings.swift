@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import Tracking
 
 /// What the agent core needs of the configuration: plain values, no file or network.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 
 /// Notices a second agent with the same device id: a pure state machine over the agent's
 /// connection events and the statuses on its own status topic.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 
 /// What the agent does for a command, decided from the command and the ids of its running
 /// (not ended) activities alone: no I/O, so it is tested as a table.

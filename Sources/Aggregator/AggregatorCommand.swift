@@ -4,6 +4,7 @@ import AsyncSupport
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 import Logging
 import MyelineConfiguration
 import ServiceLifecycle

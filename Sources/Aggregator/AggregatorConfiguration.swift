@@ -2,6 +2,7 @@ import AggregatorWeb
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 import Logging
 import MyelineConfiguration
 

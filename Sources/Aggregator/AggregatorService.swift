@@ -2,6 +2,7 @@ import Board
 import Foundation
 import Interop
 import LiveActivity
+import MyelineWire
 import Logging
 import MQTT
 import ServiceLifecycle

@@ -1,6 +1,7 @@
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 import Locking
 import Logging
 import MQTT

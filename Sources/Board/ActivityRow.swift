@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// Identifies one activity on the board: its device and its activity id.
 public struct ActivityKey: Hashable, Sendable, Comparable {

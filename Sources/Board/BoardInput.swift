@@ -1,6 +1,7 @@
 import Foundation
 import Interop
 import LiveActivity
+import MyelineWire
 
 /// One received MQTT message, turned into what it means for the board.
 public enum BoardInput: Hashable, Sendable {

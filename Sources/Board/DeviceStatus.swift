@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// A device as the board knows it: its link state, since when, when it was last heard of, and the
 /// health its agent reports on the status topic (docs/topics.md#status).

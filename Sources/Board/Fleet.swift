@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// The board's model of the fleet: every device (its link, since when, its health) and every
 /// activity, as a pure reducer over ``BoardInput``s and the passing of time.

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// An activity of an attributes type the board has no columns for, as it shows it (docs/topics.md:
 /// a consumer shows a type it does not know generically): its type, its name, and the top-level

@@ -1,6 +1,7 @@
 import Foundation
 import Interop
 import LiveActivity
+import MyelineWire
 
 /// How the board shows OwnTracks devices (phones, or trackers publishing OwnTracks JSON) beside
 /// Myeline's activities: one row per `owntracks/USER/DEVICE` topic, keyed

@@ -80,7 +80,7 @@ public struct ActivityModel<Attributes: ActivityAttributes>: Sendable {
     /// - Throws: `ActivityError` `.contentTooLarge` with the size and the limit, or
     ///   `.invalidPayload` when it does not encode at all.
     public static func validateSize(of state: Attributes.ContentState) throws(ActivityError) {
-        guard let size = WireCodec.size(of: state) else {
+        guard let size = ContentJSON.size(of: state) else {
             throw ActivityError(.invalidPayload, "the content state of \(Attributes.self) does not encode as JSON")
         }
         guard size <= maximumContentStateSize else {

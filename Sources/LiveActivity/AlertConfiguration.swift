@@ -3,7 +3,7 @@
 /// On the wire it is the envelope's `alert` object: `{"title", "body", "sound"?}`.
 public struct AlertConfiguration: Hashable, Sendable, Codable {
     /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case title, body, sound
     }
 

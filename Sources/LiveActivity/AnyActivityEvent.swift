@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// An event of an activity of any attributes type, as ``ActivityCenter/events`` gives them: what
-/// changed, and the means to publish it without knowing the type.
+/// changed, and the typed event inside (``base``), which a publisher opens to encode it.
 public struct AnyActivityEvent: Sendable {
     /// The position of this event among the activity's events: 1 for the start, then +1 each.
     public let seq: Int
@@ -11,11 +11,10 @@ public struct AnyActivityEvent: Sendable {
     public let attributesType: String
     /// When the change happened, by the center's clock.
     public let timestamp: Date
-    /// The envelope's event (start, update, end); nil for the dismissal, which has no envelope.
-    public let envelopeEvent: EnvelopeEvent?
-
-    private let base: any Sendable
-    private let publish: @Sendable (ActivityWire) throws(ActivityError) -> WireMessage
+    /// Whether the event is the activity's dismissal, after which nothing follows.
+    public let isDismissal: Bool
+    /// The typed event, to open where the attributes type matters (as a publisher does to encode it).
+    public let base: any AnyActivityEventBase
 
     /// Erases the type of `event`.
     public init<Attributes: ActivityAttributes>(_ event: ActivityEvent<Attributes>) {
@@ -23,26 +22,25 @@ public struct AnyActivityEvent: Sendable {
         activityID = event.activityID
         attributesType = Attributes.typeName
         timestamp = event.timestamp
-        envelopeEvent =
-            switch event.kind {
-            case .start: .start
-            case .update: .update
-            case .end: .end
-            case .dismissed: nil
-            }
+        if case .dismissed = event.kind { isDismissal = true } else { isDismissal = false }
         base = event
-        publish = { wire throws(ActivityError) in try wire.message(for: event) }
     }
 
     /// The event with its type, when its attributes are of type `type`.
     public func event<Attributes: ActivityAttributes>(as type: Attributes.Type) -> ActivityEvent<Attributes>? {
         base as? ActivityEvent<Attributes>
     }
+}
 
-    /// What publishes the event on `wire`: ``ActivityWire/message(for:)-(ActivityEvent<Attributes>)``.
-    ///
-    /// - Throws: `ActivityError` `.invalidPayload` when the content cannot be encoded as receivers accept it.
-    public func message(on wire: ActivityWire) throws(ActivityError) -> WireMessage {
-        try publish(wire)
-    }
+/// An ``ActivityEvent`` of some attributes type: what ``AnyActivityEvent/base`` holds.
+public protocol AnyActivityEventBase: Sendable {
+    /// The attributes type of the event.
+    associatedtype Attributes: ActivityAttributes
+    /// The event itself.
+    var event: ActivityEvent<Attributes> { get }
+}
+
+extension ActivityEvent: AnyActivityEventBase {
+    /// The event itself.
+    public var event: ActivityEvent<Attributes> { self }
 }

@@ -9,6 +9,6 @@ public enum FixMode: String, CaseIterable, Codable, Hashable, Sendable {
 
     /// Decodes the mode, naming the accepted values when the string is none of them.
     public init(from decoder: any Decoder) throws {
-        self = try decoder.decodeWireEnum()
+        self = try decoder.decodeEnum()
     }
 }

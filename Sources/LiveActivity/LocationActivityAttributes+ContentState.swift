@@ -7,7 +7,7 @@ extension LocationActivityAttributes {
     /// more"; on the wire they are then absent. Latitude and longitude are present together or not at all.
     public struct ContentState: Codable, Hashable, Sendable {
         /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case latitude, longitude, altitude, speed, course, horizontalAccuracy, fix, satellites, fixTime
             case distance, elapsed, paused, progress, eta, destination, status
         }

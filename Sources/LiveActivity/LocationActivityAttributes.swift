@@ -17,7 +17,7 @@ public struct LocationActivityAttributes: ActivityAttributes {
         public var longitude: Double
 
         /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case name, latitude, longitude
         }
 
@@ -40,7 +40,7 @@ public struct LocationActivityAttributes: ActivityAttributes {
     }
 
     /// The wire keys, declared (not synthesized) so that `init(json:at:)` reads the same ones.
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case deviceID, name, vehicle, driver, destination
     }
 

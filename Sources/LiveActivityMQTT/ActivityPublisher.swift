@@ -1,5 +1,6 @@
 import AsyncSupport
 import LiveActivity
+import MyelineWire
 import Locking
 import Logging
 import ServiceLifecycle

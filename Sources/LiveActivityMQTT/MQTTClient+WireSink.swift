@@ -1,4 +1,5 @@
 import LiveActivity
+import MyelineWire
 import MQTT
 
 extension MQTTClient: WireSink {

@@ -1,4 +1,5 @@
 import LiveActivity
+import MyelineWire
 
 /// Where an ``ActivityPublisher``'s messages go: an `MQTTClient`, or anything else that can carry
 /// a ``LiveActivity/WireMessage`` (a test's recorder, another transport).

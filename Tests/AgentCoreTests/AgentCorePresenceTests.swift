@@ -1,6 +1,7 @@
 import AgentCore
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// What the agent does with what others publish on its own topics (issue 23): a second agent is

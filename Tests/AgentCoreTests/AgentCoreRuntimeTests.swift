@@ -1,6 +1,7 @@
 import AgentCore
 import Foundation
 import LiveActivity
+import MyelineWire
 import Location
 import Testing
 import Tracking

@@ -2,6 +2,7 @@ import AgentCore
 import AgentStore
 import Foundation
 import LiveActivity
+import MyelineWire
 import Location
 import Testing
 import Tracking

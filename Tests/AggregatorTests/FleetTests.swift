@@ -1,6 +1,7 @@
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 import TestSupport
 import Testing
 

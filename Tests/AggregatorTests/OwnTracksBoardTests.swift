@@ -2,6 +2,7 @@ import Board
 import Foundation
 import Interop
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// OwnTracks devices on the board (`--owntracks`): a row per `owntracks/USER/DEVICE`, stale from its

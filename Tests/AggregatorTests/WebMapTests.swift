@@ -2,6 +2,7 @@
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// The web map's pure parts (docs/web.md): routes, the token, the event stream's framing, its

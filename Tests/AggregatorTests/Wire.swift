@@ -1,6 +1,7 @@
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// Payloads as agents publish them, built as JSON so tests control every key.
 enum Wire {

@@ -1,6 +1,7 @@
 import AgentStore
 import Foundation
 import LiveActivity
+import MyelineWire
 import Logging
 import MQTT
 import Testing

@@ -1,6 +1,7 @@
 import AgentStore
 import Foundation
 import LiveActivity
+import MyelineWire
 import Location
 import Logging
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 import LiveActivityMQTT
 import Logging
 import MQTT

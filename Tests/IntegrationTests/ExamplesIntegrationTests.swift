@@ -1,6 +1,7 @@
 import DeliveryModel
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 import Locking
 import MQTT
 import TestSupport

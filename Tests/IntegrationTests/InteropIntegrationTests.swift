@@ -1,6 +1,7 @@
 import Foundation
 import Interop
 import LiveActivity
+import MyelineWire
 import Location
 import Logging
 import MQTT

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// `ActivityWire`: what each event and message of the contract becomes on the wire (docs/topics.md),

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @_spi(Fuzzing) @testable import LiveActivity
+@_spi(Fuzzing) @testable import MyelineWire
 
 /// `AnyActivityEnvelope`: an envelope of any attributes type, read as the schema reads it, its
 /// attributes and content state kept as JSON; the fast path of `WireCodec` agrees with `JSONDecoder`.

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// Hostile envelopes and commands: NaN and infinity spelled every way, huge numbers, invalid UTF-8,

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// The payload types, by their schema file in docs/schema.
 enum PayloadKind: String, Sendable, CaseIterable {

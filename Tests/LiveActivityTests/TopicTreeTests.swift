@@ -1,4 +1,5 @@
 import LiveActivity
+import MyelineWire
 import Testing
 
 @Suite("Device ids, topic prefixes and topics")

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// The exact bytes of every payload (keys sorted, dates as epoch seconds rounded to milliseconds,

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @testable import LiveActivity
+@testable import MyelineWire
 
 /// The direct readers (``WireJSONDecodable``, no Codable) against `JSONDecoder`: whatever a reader
 /// accepts, `JSONDecoder` accepts with the same value; whatever `JSONDecoder` refuses, the reader

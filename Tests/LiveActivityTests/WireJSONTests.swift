@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @testable import LiveActivity
+@testable import MyelineWire
 
 /// The fast path of `WireCodec.decode` against `JSONDecoder`: whatever it accepts, `JSONDecoder`
 /// accepts with the very same value; what it does not take as certainly valid, it leaves to

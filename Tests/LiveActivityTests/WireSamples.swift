@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 import Testing
 
 /// One payload as the real encoder writes it, with a check that decoding loses nothing.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LiveActivity
+import MyelineWire
 import Testing
 
 @testable import Aggregator

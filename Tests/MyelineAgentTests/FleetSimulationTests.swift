@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveActivity
+import MyelineWire
 import Location
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// The activity envelope of the benchmarks: the full update of docs/topics.md ("An update with a position,
 /// a stale date and an alert", every key present), for any device, seq and relevance score.

@@ -3,6 +3,7 @@ import BenchmarkSupport
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 
 private let now = SampleEnvelope.now
 

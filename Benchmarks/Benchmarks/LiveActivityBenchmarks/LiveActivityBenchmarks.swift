@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// The full update envelope of docs/topics.md, as decoded.
 private let envelope = SampleEnvelope.envelope(device: "van-7")

@@ -11,6 +11,7 @@
 import Board
 import Foundation
 import LiveActivity
+import MyelineWire
 
 /// `scripts/bench`'s envelope of device `index` with `seq`, as Python's `json.dumps` writes it.
 func envelope(_ index: Int, seq: Int, stamp: Double) -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import LiveActivity
+import MyelineWire
 
 /// libFuzzer entry point: one payload on a command topic, as the agent reads it.
 ///

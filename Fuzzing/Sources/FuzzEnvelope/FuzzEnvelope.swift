@@ -1,7 +1,8 @@
 import Board
 import Foundation
 import FuzzSupport
-@_spi(Fuzzing) import LiveActivity
+import LiveActivity
+@_spi(Fuzzing) import MyelineWire
 
 private let topics = TopicTree()
 private let board = BoardDecoder(topics: topics, ownTracks: OwnTracksInput(staleAfter: 3600))

@@ -1,5 +1,6 @@
 import AgentCore
 import LiveActivity
+import MyelineWire
 
 extension ActivityWire {
     /// The message of one of the core's outgoing messages.

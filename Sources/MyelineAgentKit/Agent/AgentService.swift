@@ -1,6 +1,7 @@
 import AgentCore
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import LiveActivityMQTT
 import Location
 import Logging

@@ -1,6 +1,7 @@
 import AgentCore
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import Logging
 import MQTT
 import ServiceLifecycle

@@ -3,6 +3,7 @@ import AgentStore
 import AsyncSupport
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import LiveActivityMQTT
 import Logging
 import MQTT

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import MyelineConfiguration
 
 /// `myeline-agent`: runs on each tracker and publishes its live activities over MQTT.

@@ -1,6 +1,7 @@
 import AgentCore
 import Configuration
 import LiveActivity
+import MyelineWire
 import Location
 import Logging
 import MQTT

@@ -2,6 +2,7 @@ import Location
 import MyelineConfiguration
 import Logging
 import LiveActivity
+import MyelineWire
 
 /// The text `check-config` prints: every key, its effective value and where the value came from.
 ///

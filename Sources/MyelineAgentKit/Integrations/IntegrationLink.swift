@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Interop
 import LiveActivity
+import MyelineWire
 import Location
 import Locking
 import Logging

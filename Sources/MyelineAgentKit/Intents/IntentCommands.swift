@@ -1,5 +1,6 @@
 import ArgumentParser
 import LiveActivity
+import MyelineWire
 
 /// An intent subcommand: sends its intent to a device's agent and prints the answer.
 protocol IntentCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import MQTT
 
 /// One intent's round trip to a device's agent, as a pure state machine: ``IntentClient`` feeds it

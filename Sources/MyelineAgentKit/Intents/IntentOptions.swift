@@ -3,6 +3,7 @@ import MyelineConfiguration
 import ArgumentParser
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import Logging
 
 /// The options of every intent subcommand (`start`, `stop`, `pause`, `resume`, `report`).

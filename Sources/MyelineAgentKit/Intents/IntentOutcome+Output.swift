@@ -2,6 +2,7 @@ import MyelineConfiguration
 import FoundationEssentials
 import LiveActivity
 import MQTT
+import MyelineWire
 
 /// What an intent subcommand prints and its exit status.
 struct IntentOutput: Equatable {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import LiveActivity
+import MyelineWire
 import MQTT
 
 /// How an intent's round trip to a device's agent ended.

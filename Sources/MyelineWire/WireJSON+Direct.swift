@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// A wire type that reads itself from a parsed ``WireJSON/Document`` without Codable: the payloads a
 /// board receives by the thousand a second (activity envelopes of `location` activities, statuses)
@@ -6,7 +7,7 @@ import FoundationEssentials
 ///
 /// Codable over ``WireJSON`` still cost about 60,000 instructions an envelope (callgrind): an
 /// existential box for every keyed container, a generic metadata lookup and a dynamic dispatch for
-/// every key. A type's `init(json:at:)` reads the same keys with the same ``WireRule``s as its
+/// every key. A type's `init(json:at:)` reads the same keys with the same ``ValueRule``s as its
 /// `init(from:)`, written beside it line for line; it may refuse more (throwing ``WireJSON/Fallback``
 /// hands the payload to `init(from:)`), never less, and never gives another value.
 /// `WireJSONDirectTests` and the `FuzzEnvelope` target check that against `JSONDecoder`.
@@ -66,14 +67,14 @@ extension WireJSON {
 
         /// The value of `key`, checked by `rule`.
         /// - Throws: ``Fallback`` when it is absent, not a `Value`, or breaks the rule.
-        mutating func decode<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) -> Value {
+        mutating func decode<Value: WireJSONDecodable>(_ key: Key, _ rule: ValueRule<Value>) throws(Fallback) -> Value {
             try checked(decode(Value.self, forKey: key), rule)
         }
 
         /// The value of `key` when present and not null, checked by `rule`.
         /// - Throws: ``Fallback`` when it is not a `Value` or breaks the rule.
         mutating func decodeIfPresent<Value: WireJSONDecodable>(
-            _ key: Key, _ rule: WireRule<Value>
+            _ key: Key, _ rule: ValueRule<Value>
         ) throws(Fallback) -> Value? {
             guard let value = try decodeIfPresent(Value.self, forKey: key) else { return nil }
             return try checked(value, rule)
@@ -81,11 +82,11 @@ extension WireJSON {
 
         /// Checks the value of `key`, such as the `schema`.
         /// - Throws: ``Fallback`` when it is absent, not a `Value`, or breaks the rule.
-        mutating func check<Value: WireJSONDecodable>(_ key: Key, _ rule: WireRule<Value>) throws(Fallback) {
+        mutating func check<Value: WireJSONDecodable>(_ key: Key, _ rule: ValueRule<Value>) throws(Fallback) {
             _ = try decode(key, rule)
         }
 
-        private func checked<Value>(_ value: Value, _ rule: WireRule<Value>) throws(Fallback) -> Value {
+        private func checked<Value>(_ value: Value, _ rule: ValueRule<Value>) throws(Fallback) -> Value {
             guard rule.problem(value) == nil else { throw Fallback() }
             return value
         }
@@ -134,7 +135,7 @@ extension DeviceID: WireJSONDecodable {
     }
 }
 
-/// A string enum, one of its raw values (as `Decoder.decodeWireEnum` reads it).
+/// A string enum, one of its raw values (as `Decoder.decodeEnum` reads it).
 extension WireJSONDecodable where Self: RawRepresentable, RawValue == String {
     init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
         guard let value = Self(rawValue: try document.string(node)) else { throw WireJSON.Fallback() }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// The attributes and content of `location` activities read without Codable (``WireJSONDecodable``).
 extension LocationActivityAttributes: WireJSONDecodable {

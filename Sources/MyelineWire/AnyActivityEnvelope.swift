@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// An activity envelope of any attributes type, read without a Swift type for it: its `attributes`
 /// and `content-state` kept as JSON objects. What a receiver that shows every type decodes
@@ -53,7 +54,7 @@ public struct AnyActivityEnvelope: WirePayload, Decodable, Hashable, Sendable {
     /// How many bytes `content-state` takes as the wire writes it (keys sorted, no spaces): the
     /// measure of ``ActivityModel/maximumContentStateSize``, ActivityKit's 4 KiB.
     public var contentStateSize: Int {
-        WireCodec.size(of: content.state) ?? Int.max
+        ContentJSON.size(of: content.state) ?? Int.max
     }
 
     /// The object at `key`.

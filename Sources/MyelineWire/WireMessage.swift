@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// One message of the Myeline contract, ready to publish: its topic, payload and delivery, as
 /// ``ActivityWire`` makes it (docs/topics.md). Every one goes at QoS 1; all but replies are retained.
 public struct WireMessage: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// The answer on `PREFIX/DEVICE/cmd/result` (QoS 1, not retained) to a ``Command``, with its `id`.
 public struct CommandResult: WirePayload, Codable, Hashable, Sendable {

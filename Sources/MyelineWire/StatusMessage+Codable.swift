@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 extension StatusMessage {
     enum CodingKeys: String, CodingKey {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 extension Command {
     enum CodingKeys: String, CodingKey {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// The retained message on `PREFIX/DEVICE/status` (QoS 1): whether the device's agent is online.
 ///
@@ -18,7 +19,7 @@ public struct StatusMessage: WirePayload, Codable, Hashable, Sendable {
 
         /// Decodes the state, naming the accepted values when the string is none of them.
         public init(from decoder: any Decoder) throws {
-            self = try decoder.decodeWireEnum()
+            self = try decoder.decodeEnum()
         }
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 extension CommandResult {
     enum CodingKeys: String, CodingKey {

@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// The MQTT topics of a fleet under one prefix (see docs/topics.md):
 ///
 /// - `PREFIX/DEVICE/status`: the device's ``StatusMessage`` (retained, QoS 1);

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// How one device's activities and status go on the wire (docs/topics.md): the one place that turns
 /// an activity's events into retained envelopes and empty clearing messages, with the message

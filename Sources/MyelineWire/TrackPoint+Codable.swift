@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 extension TrackPoint {
     enum CodingKeys: String, CodingKey {

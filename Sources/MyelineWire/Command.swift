@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// A request on `PREFIX/DEVICE/cmd` (QoS 1, not retained) for the device's agent, answered with a
 /// ``CommandResult`` carrying the same `id` on `PREFIX/DEVICE/cmd/result`.
@@ -29,7 +30,7 @@ public struct Command: WirePayload, Codable, Hashable, Sendable {
 
         /// Decodes the intent, naming the accepted values when the string is none of them.
         public init(from decoder: any Decoder) throws {
-            self = try decoder.decodeWireEnum()
+            self = try decoder.decodeEnum()
         }
     }
 
@@ -86,7 +87,7 @@ public struct Command: WirePayload, Codable, Hashable, Sendable {
     }
 
     /// The rule for request ids: 1-128 Unicode code points.
-    static var idRule: WireRule<String> { .length(1...128) }
+    static var idRule: ValueRule<String> { .length(1...128) }
 
     /// Creates a command.
     ///
@@ -100,7 +101,7 @@ public struct Command: WirePayload, Codable, Hashable, Sendable {
         if let problem = Self.idRule.problem(id) {
             throw ActivityError(.invalidCommandID, "invalid command id \(String(reflecting: id)): \(problem)")
         }
-        if let problem = activity.flatMap(WireRule.activityID.problem) {
+        if let problem = activity.flatMap(ValueRule.activityID.problem) {
             throw ActivityError(.invalidActivityID, problem)
         }
         self.id = id

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// Why a text is not JSON, in the words of Foundation's `JSONSerialization` (`Invalid value around
 /// character 7.`), for the error that `JSONDecoder` gives without a reason ("The given data was not

@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// Messages waiting for the broker, in order, one in flight at a time: a pure value, the queue of
 /// `ActivityPublisher` (and so of the agent).
 ///

@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// A message body that names its schema in a `schema` key, such as `"myeline.activity.v1"`.
 ///
 /// Schema names are `myeline.PAYLOAD.vMAJOR`. Adding an optional key keeps the name; removing or

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// The envelopes of `location` activities read without Codable (``WireJSONDecodable``): what a board
 /// decodes by the thousand a second. Envelopes of other attributes types take `init(from:)`.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// One message on `PREFIX/DEVICE/activities/ACTIVITY/track` (QoS 2, not retained): a position of
 /// the activity's trip, for receivers that draw the path. Absent optionals are omitted.

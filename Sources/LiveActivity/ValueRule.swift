@@ -1,22 +1,22 @@
 /// A check of one decoded value: the problem with it, or nil when it is acceptable. Messages start
 /// with the value, such as `123.4 is outside -90...90`.
-struct WireRule<Value: Decodable> {
+package struct ValueRule<Value: Decodable> {
     /// The problem with `value`, or nil.
-    let problem: (Value) -> String?
+    package let problem: (Value) -> String?
 }
 
-extension WireRule where Value == Double {
+extension ValueRule where Value == Double {
     /// A latitude in degrees, -90...90.
-    static var latitude: Self { within(-90...90) }
+    package static var latitude: Self { within(-90...90) }
 
     /// A longitude in degrees, -180...180.
-    static var longitude: Self { within(-180...180) }
+    package static var longitude: Self { within(-180...180) }
 
     /// A course in degrees true, 0...360.
-    static var course: Self { within(0...360) }
+    package static var course: Self { within(0...360) }
 
     /// A value in a closed range.
-    static func within(_ range: ClosedRange<Double>) -> Self {
+    package static func within(_ range: ClosedRange<Double>) -> Self {
         Self {
             range.contains($0)
                 ? nil : "\(number($0)) is outside \(number(range.lowerBound))...\(number(range.upperBound))"
@@ -24,7 +24,7 @@ extension WireRule where Value == Double {
     }
 
     /// A value of at least `minimum`.
-    static func atLeast(_ minimum: Double) -> Self {
+    package static func atLeast(_ minimum: Double) -> Self {
         Self { $0 >= minimum ? nil : "\(number($0)) is less than \(number(minimum))" }
     }
 
@@ -34,27 +34,27 @@ extension WireRule where Value == Double {
     }
 }
 
-extension WireRule where Value == Int {
+extension ValueRule where Value == Int {
     /// An integer of at least `minimum`.
-    static func atLeast(_ minimum: Int) -> Self {
+    package static func atLeast(_ minimum: Int) -> Self {
         Self { $0 >= minimum ? nil : "\($0) is less than \(minimum)" }
     }
 }
 
-extension WireRule where Value == String {
+extension ValueRule where Value == String {
     /// Exactly `expected`, such as a schema name.
-    static func equal(to expected: String) -> Self {
+    package static func equal(to expected: String) -> Self {
         Self { $0 == expected ? nil : "\(String(reflecting: $0)) is not \(String(reflecting: expected))" }
     }
 
     /// A valid activity id (1-64 characters a-z, 0-9, `.`, `_` or `-`, starting with a letter or digit).
-    static var activityID: Self { Self { Identifier.problem($0, as: .activity) } }
+    package static var activityID: Self { Self { Identifier.problem($0, as: .activity) } }
 
     /// A valid attributes type name, with the same syntax as ids.
-    static var attributesType: Self { Self { Identifier.problem($0, as: .attributesType) } }
+    package static var attributesType: Self { Self { Identifier.problem($0, as: .attributesType) } }
 
     /// A string whose length in Unicode code points (as JSON Schema counts) is in `range`.
-    static func length(_ range: ClosedRange<Int>) -> Self {
+    package static func length(_ range: ClosedRange<Int>) -> Self {
         Self { value in
             let count = value.unicodeScalars.count
             return range.contains(count)
@@ -67,35 +67,35 @@ extension KeyedDecodingContainer {
     /// Decodes the value for `key` and checks it.
     ///
     /// - Throws: `DecodingError.dataCorrupted` at `key` with the rule's message.
-    func decode<Value>(_ key: Key, _ rule: WireRule<Value>) throws -> Value {
+    package func decode<Value>(_ key: Key, _ rule: ValueRule<Value>) throws -> Value {
         try checked(decode(Value.self, forKey: key), at: key, rule)
     }
 
     /// Decodes the value for `key`, if present and not null, and checks it.
     ///
     /// - Throws: `DecodingError.dataCorrupted` at `key` with the rule's message.
-    func decodeIfPresent<Value>(_ key: Key, _ rule: WireRule<Value>) throws -> Value? {
+    package func decodeIfPresent<Value>(_ key: Key, _ rule: ValueRule<Value>) throws -> Value? {
         try decodeIfPresent(Value.self, forKey: key).map { try checked($0, at: key, rule) }
     }
 
     /// Decodes the value for `key` only to check it, such as the `schema` key.
     ///
     /// - Throws: `DecodingError.dataCorrupted` at `key` with the rule's message.
-    func check<Value>(_ key: Key, _ rule: WireRule<Value>) throws {
+    package func check<Value>(_ key: Key, _ rule: ValueRule<Value>) throws {
         _ = try decode(key, rule)
     }
 
     /// The error for a key that is required here (for example by the value of another key).
-    func missing(_ key: Key) -> DecodingError {
+    package func missing(_ key: Key) -> DecodingError {
         .keyNotFound(key, DecodingError.Context(codingPath: codingPath, debugDescription: "required here"))
     }
 
     /// The error for a key whose value or presence is wrong here.
-    func invalid(_ key: Key, _ problem: String) -> DecodingError {
+    package func invalid(_ key: Key, _ problem: String) -> DecodingError {
         .dataCorruptedError(forKey: key, in: self, debugDescription: problem)
     }
 
-    private func checked<Value>(_ value: Value, at key: Key, _ rule: WireRule<Value>) throws -> Value {
+    private func checked<Value>(_ value: Value, at key: Key, _ rule: ValueRule<Value>) throws -> Value {
         if let problem = rule.problem(value) { throw invalid(key, problem) }
         return value
     }
@@ -103,7 +103,7 @@ extension KeyedDecodingContainer {
 
 extension Decoder {
     /// Decodes a string enum, naming the accepted values when the string is none of them.
-    func decodeWireEnum<Value: RawRepresentable & CaseIterable>() throws -> Value where Value.RawValue == String {
+    package func decodeEnum<Value: RawRepresentable & CaseIterable>() throws -> Value where Value.RawValue == String {
         let container = try singleValueContainer()
         let rawValue = try container.decode(String.self)
         guard let value = Value(rawValue: rawValue) else {

@@ -1,38 +1,17 @@
 import FoundationEssentials
+import LiveActivity
 
-/// The one JSON codec of every Myeline payload: keys sorted, slashes unescaped, dates as UNIX
-/// epoch seconds (JSON numbers) rounded to milliseconds (within 31,700 years of 1970), absent
-/// optionals omitted.
+/// The one JSON codec of every Myeline payload, writing with the model's ``ContentJSON`` (keys
+/// sorted, slashes unescaped, dates as UNIX epoch seconds rounded to milliseconds, absent optionals
+/// omitted) and reading through ``WireJSON``'s fast path or `JSONDecoder`.
 public enum WireCodec {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(wireSeconds(date))
-        }
-        return encoder
-    }()
+    private static var encoder: JSONEncoder { ContentJSON.encoder }
 
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
     }()
-
-    /// A date's seconds since 1970 as sent: rounded to milliseconds, so that encoding what was decoded
-    /// gives the same bytes. Beyond 10^12 s (31,700 years) a `Double` keeps too few digits for that
-    /// rounding to be stable, and the seconds are sent as they are.
-    static func wireSeconds(_ date: Date) -> Double {
-        let seconds = date.timeIntervalSince1970
-        return abs(seconds) < 1e12 ? (seconds * 1000).rounded() / 1000 : seconds
-    }
-
-    /// How many bytes `value` takes as the wire writes it (keys sorted, dates as epoch seconds);
-    /// nil when it does not encode.
-    static func size(of value: some Encodable) -> Int? {
-        try? encoder.encode(value).count
-    }
 
     /// Encodes a payload, then checks the result with the receivers' own decoder, so that nothing
     /// is sent that receivers would reject (such as a latitude of 91).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// Checks in a JSON text what Foundation's `JSONDecoder` lets pass or does not explain: an object
 /// with the same key twice (the decoder keeps the first, JavaScript and Python the last, so

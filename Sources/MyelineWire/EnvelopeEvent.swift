@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// The `event` of an activity envelope, as in Apple's Live Activity push payload.
 public enum EnvelopeEvent: String, CaseIterable, Codable, Hashable, Sendable {
     /// The activity started.
@@ -9,6 +11,6 @@ public enum EnvelopeEvent: String, CaseIterable, Codable, Hashable, Sendable {
 
     /// Decodes the event, naming the accepted values when the string is none of them.
     public init(from decoder: any Decoder) throws {
-        self = try decoder.decodeWireEnum()
+        self = try decoder.decodeEnum()
     }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 extension ActivityEnvelope {
     /// Decodes and checks an envelope of this attributes type.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// A JSON value as it came on the wire: how ``AnyActivityEnvelope`` keeps the `attributes` and
 /// `content-state` of an attributes type the receiver has no Swift type for.

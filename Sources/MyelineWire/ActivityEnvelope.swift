@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// The retained message on `PREFIX/DEVICE/activities/ACTIVITY` (QoS 1): one start, update or end
 /// of an activity, with the keys of Apple's Live Activity push payload (`event`, `timestamp`,

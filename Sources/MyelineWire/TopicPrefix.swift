@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// The first topic levels of every Myeline topic, `myeline` by default: for example `fleet/eu`.
 ///
 /// A prefix has one or more `/`-separated levels, none empty (so no leading, trailing or doubled

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 import Glibc
 
 /// The fast path of ``WireCodec/decode(_:from:)``: a strict JSON parser and a `Decoder` over its

@@ -1,3 +1,5 @@
+import LiveActivity
+
 /// The routing keys of an activity envelope, decodable without knowing its attributes type: for
 /// receivers that handle several types, or that skip old envelopes before decoding the rest.
 public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {

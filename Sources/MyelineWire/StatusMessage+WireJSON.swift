@@ -1,4 +1,5 @@
 import FoundationEssentials
+import LiveActivity
 
 /// Statuses read without Codable (``WireJSONDecodable``): a board's bootstrap of a large fleet
 /// brings one per device.
