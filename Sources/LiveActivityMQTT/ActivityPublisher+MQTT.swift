@@ -34,7 +34,7 @@ extension ActivityPublisher {
         // for one device show as two instances.
         let instance = String(UUID().uuidString.filter { $0 != "-" }.prefix(12).lowercased())
         var configuration = configuration
-        configuration.will = MQTTWill(wire.will(instance: instance))
+        configuration.will = MQTTMessage(will: wire.will(instance: instance))
         return try await MQTTClient.withClient(configuration: configuration, logger: logger) { client in
             let publisher = ActivityPublisher(wire: wire, sink: client, logger: logger)
             if let center { publisher.follow(center) }

@@ -26,10 +26,10 @@ extension MQTTClient: WireSink {
     }
 }
 
-extension MQTTWill {
-    /// The will of ``LiveActivity/ActivityWire/will(instance:)``: retained at QoS 1, with the
-    /// message's content type.
-    public init(_ message: WireMessage) {
+extension MQTTMessage {
+    /// The will of ``MyelineWire/ActivityWire/will(instance:)``, for ``MQTT/MQTTConfiguration/will``:
+    /// retained at QoS 1, with the message's content type.
+    public init(will message: WireMessage) {
         self.init(
             topic: message.topic, payload: message.payload, qos: .atLeastOnce, retain: message.retain,
             properties: MQTTPublishProperties(contentType: message.contentType))

@@ -28,8 +28,9 @@ public struct MQTTConfiguration: Sendable {
     public var credentials: MQTTCredentials?
     /// TLS files; used (and required to verify) for `mqtts://` brokers.
     public var tls: MQTTTLSConfiguration
-    /// The message the broker publishes on the client's behalf when it goes away without a DISCONNECT.
-    public var will: MQTTWill?
+    /// The message the broker publishes on the client's behalf when it goes away without a DISCONNECT
+    /// (its will): a publish topic (no wildcards), usually retained at QoS 1.
+    public var will: MQTTMessage?
     /// How long to wait between connection attempts.
     public var reconnect: ReconnectBackoff
     /// How soon the client is back after its broker: the ceiling on the waits while a lost
@@ -48,7 +49,7 @@ public struct MQTTConfiguration: Sendable {
         sessionExpiry: Duration = .zero,
         credentials: MQTTCredentials? = nil,
         tls: MQTTTLSConfiguration = MQTTTLSConfiguration(),
-        will: MQTTWill? = nil,
+        will: MQTTMessage? = nil,
         reconnect: ReconnectBackoff = ReconnectBackoff(),
         subscriptionBufferSize: Int = 65_536,
         promptRetry: MQTTPromptRetry = MQTTPromptRetry()
@@ -155,32 +156,6 @@ public enum MQTTQoS: Int32, Hashable, Sendable, CaseIterable {
     case atLeastOnce = 1
     /// Exactly once: a four-way handshake with the broker.
     case exactlyOnce = 2
-}
-
-/// The message a broker publishes for a client that disappears without disconnecting.
-public struct MQTTWill: Hashable, Sendable {
-    /// The topic of the will; a publish topic (no wildcards).
-    public var topic: String
-    /// The payload, as bytes.
-    public var payload: [UInt8]
-    /// The will's quality of service.
-    public var qos: MQTTQoS
-    /// Whether the broker keeps the will as the topic's retained message.
-    public var retain: Bool
-    /// MQTT 5 properties of the will (content type, expiry); ignored with 3.1.1.
-    public var properties: MQTTPublishProperties
-
-    /// Creates a will.
-    public init(
-        topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = true,
-        properties: MQTTPublishProperties = MQTTPublishProperties()
-    ) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-        self.properties = properties
-    }
 }
 
 /// MQTT 5 properties of a published message. Both are dropped when speaking MQTT 3.1.1.

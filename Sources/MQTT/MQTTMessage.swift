@@ -1,4 +1,5 @@
-/// A message received from the broker.
+/// A message: one received from the broker, or the will a client leaves with it
+/// (``MQTTConfiguration/will``).
 public struct MQTTMessage: Hashable, Sendable {
     /// The topic it was published to.
     public var topic: String
@@ -6,7 +7,8 @@ public struct MQTTMessage: Hashable, Sendable {
     public var payload: [UInt8]
     /// The quality of service it was delivered with.
     public var qos: MQTTQoS
-    /// Whether it is a retained message delivered because of a new subscription.
+    /// Received: whether it is a retained message delivered because of a new subscription. A will:
+    /// whether the broker keeps it as the topic's retained message.
     public var retain: Bool
     /// MQTT 5 properties it carried (empty with MQTT 3.1.1).
     public var properties: MQTTPublishProperties

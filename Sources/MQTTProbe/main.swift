@@ -13,7 +13,7 @@ guard arguments.count == 5 else {
 let configuration = MQTTConfiguration(
     broker: try BrokerAddress(parsing: arguments[1]),
     clientID: arguments[2],
-    will: MQTTWill(topic: arguments[3], payload: Array(arguments[4].utf8), qos: .atLeastOnce, retain: true)
+    will: MQTTMessage(topic: arguments[3], payload: Array(arguments[4].utf8), qos: .atLeastOnce, retain: true)
 )
 try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "mqtt-probe")) { client in
     for await event in client.connectionEvents {

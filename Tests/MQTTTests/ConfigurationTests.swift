@@ -37,7 +37,7 @@ struct ConfigurationTests {
             "invalid reconnect jitter 2.0"
         ),
         (
-            MQTTConfiguration(broker: broker, clientID: "a", will: MQTTWill(topic: "fleet/#", payload: [])),
+            MQTTConfiguration(broker: broker, clientID: "a", will: MQTTMessage(topic: "fleet/#", payload: [])),
             "invalid topic \"fleet/#\""
         ),
         (

@@ -92,8 +92,8 @@ public struct AgentService: Service, CustomStringConvertible {
         var mqtt = configuration.mqtt.clientConfiguration(password: password)
         mqtt.cleanSession = false
         mqtt.sessionExpiry = Self.sessionExpiry
-        mqtt.will = MQTTWill(
-            ActivityWire(device: configuration.device.id, topics: topics).will(instance: instance))
+        mqtt.will = MQTTMessage(
+            will: ActivityWire(device: configuration.device.id, topics: topics).will(instance: instance))
         return mqtt
     }
 

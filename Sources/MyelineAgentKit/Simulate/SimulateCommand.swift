@@ -1,11 +1,12 @@
 import ArgumentParser
 import FoundationEssentials
 import LiveActivity
-import MyelineWire
+import LiveActivityMQTT
 import Location
 import Logging
 import MQTT
 import MyelineConfiguration
+import MyelineWire
 
 /// `myeline-agent simulate`: a load generator that publishes what a fleet of agents would.
 struct SimulateCommand: AsyncParsableCommand {
@@ -107,7 +108,7 @@ struct SimulateCommand: AsyncParsableCommand {
             device: configuration.device.id, count: devices, tracks: try tracks.map(Self.load),
             topics: TopicTree(prefix: configuration.topicPrefix), staleAfter: max(60, 3 * interval),
             clock: SystemWallClock())
-        let mqtt = try clientConfigurations(
+        let mqtt = clientConfigurations(
             configuration.mqtt.clientConfiguration(password: password), simulation: simulation,
             topics: TopicTree(prefix: configuration.topicPrefix))
         let qos = MQTTQoS(rawValue: Int32(qos)) ?? .atLeastOnce
@@ -148,17 +149,14 @@ struct SimulateCommand: AsyncParsableCommand {
     /// each with its device's will, as an agent registers it.
     private func clientConfigurations(
         _ base: MQTTConfiguration, simulation: FleetSimulation, topics: TopicTree
-    ) throws -> [MQTTConfiguration] {
+    ) -> [MQTTConfiguration] {
         let run = "\(base.clientID)-simulate-\(UUID().uuidString.prefix(8).lowercased())"
-        return try (0..<connections).map { index in
+        return (0..<connections).map { index in
             var mqtt = base
             mqtt.clientID = connections == 1 ? run : "\(run)-\(index + 1)"
             if connections == simulation.deviceCount {
                 let device = simulation.deviceID(at: index)
-                mqtt.will = MQTTWill(
-                    topic: topics.status(device: device),
-                    payload: Array(try WireCodec.encode(StatusMessage.will(device: device))),
-                    qos: .atLeastOnce, retain: true, properties: .json)
+                mqtt.will = MQTTMessage(will: ActivityWire(device: device, topics: topics).will(instance: nil))
             }
             return mqtt
         }
