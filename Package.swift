@@ -288,7 +288,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["LiveActivity", "Locking", "MQTT"],
+            dependencies: ["AsyncSupport", "LiveActivity", "Locking", "MQTT"],
             swiftSettings: strict
         ),
         .testTarget(

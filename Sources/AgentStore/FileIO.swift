@@ -4,9 +4,9 @@ import Glibc
 
 /// The blocking POSIX file operations the stores need, each mapped to an `AgentStoreError` that
 /// names the file. Every function blocks the calling thread.
-enum FileIO {
+package enum FileIO {
     /// Opens `path` read-write, creating it with mode 0644 when `create` is set; returns the descriptor.
-    static func openFile(_ path: String, create: Bool) throws(AgentStoreError) -> Int32 {
+    package static func openFile(_ path: String, create: Bool) throws(AgentStoreError) -> Int32 {
         let flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0)
         let fd = retryingInterrupts { open(path, flags, 0o644) }
         guard fd >= 0 else { throw .system("opening", path: path) }
@@ -14,7 +14,7 @@ enum FileIO {
     }
 
     /// Closes a descriptor, ignoring errors: every write that matters was followed by `fsync`.
-    static func closeFile(_ fd: Int32) {
+    package static func closeFile(_ fd: Int32) {
         _ = close(fd)
     }
 
@@ -42,7 +42,8 @@ enum FileIO {
     /// Without `syncing` nothing is flushed: the rename still replaces the file whole for another
     /// process, and the kernel keeps it through the writer's crash, not through a power cut (for a
     /// file in memory, on tmpfs, where a flush would only cost system calls).
-    static func writeAtomically(_ bytes: [UInt8], to path: String, syncing: Bool = true) throws(AgentStoreError) {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, syncing: Bool = true) throws(AgentStoreError)
+    {
         let temporary = path + ".tmp"
         let fd = try openFile(temporary, create: true)
         do {
@@ -79,7 +80,7 @@ enum FileIO {
     }
 
     /// The whole content of an open file.
-    static func readAll(_ fd: Int32, path: String) throws(AgentStoreError) -> [UInt8] {
+    package static func readAll(_ fd: Int32, path: String) throws(AgentStoreError) -> [UInt8] {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .system("inspecting", path: path) }
         return try read(fd, count: Int(info.st_size), at: 0, path: path)
@@ -106,7 +107,7 @@ enum FileIO {
     }
 
     /// Creates `path` and its missing parents as directories (mode 0755).
-    static func makeDirectory(_ path: String) throws(AgentStoreError) {
+    package static func makeDirectory(_ path: String) throws(AgentStoreError) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
@@ -121,12 +122,12 @@ enum FileIO {
     }
 
     /// Removes a file; a file that is already gone is not an error.
-    static func removeFile(_ path: String) throws(AgentStoreError) {
+    package static func removeFile(_ path: String) throws(AgentStoreError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw .system("removing", path: path) }
     }
 
     /// Whether something exists at `path`.
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }
 

@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Locking
 
@@ -100,8 +101,8 @@ public final class TestProcess: Sendable {
         }
         self.pid = pid
         let child = pid
-        startThread("output-\(name)") { [self] in readLines(from: readEnd) }
-        startThread("wait-\(name)") { [self] in
+        DedicatedThread.start(name: "output-\(name)") { [self] in readLines(from: readEnd) }
+        DedicatedThread.start(name: "wait-\(name)") { [self] in
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             // A normal exit gives its status; a signalled one, the signal number.
@@ -313,19 +314,14 @@ public final class TestProcess: Sendable {
 public func withDeadline<R: Sendable>(
     _ timeout: Duration, what: String, process: TestProcess? = nil, _ body: @escaping @Sendable () async throws -> R
 ) async throws -> R {
-    try await withThrowingTaskGroup(of: R?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let result = first else {
-            let output = process.map { "\n\($0.name) output:\n\($0.output)" } ?? ""
-            throw TestSupportError("timed out after \(timeout) waiting for \(what)\(output)")
-        }
-        return result
+    let outcome = await withTimeout(timeout) { () async -> Result<R, any Error> in
+        do { return .success(try await body()) } catch { return .failure(error) }
     }
+    guard let outcome else {
+        let output = process.map { "\n\($0.name) output:\n\($0.output)" } ?? ""
+        throw TestSupportError("timed out after \(timeout) waiting for \(what)\(output)")
+    }
+    return try outcome.get()
 }
 
 /// An error of the test harness itself: a missing program, a server that did not start.
@@ -339,12 +335,5 @@ public struct TestSupportError: Error, CustomStringConvertible {
     }
 }
 
-/// Runs `body` on a new thread of its own (for blocking reads and waits, kept off the cooperative pool).
 /// Held from a ``TestProcess``'s pipe to its spawn, so that no other spawn inherits the pipe.
 private let spawning = NSLock()
-
-private func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
-    thread.name = name
-    thread.start()
-}

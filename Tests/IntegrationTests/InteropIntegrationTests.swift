@@ -236,7 +236,7 @@ struct InteropIntegrationTests {
             try await withTemporaryDirectory { state in
                 let stale = "oldprefix/device_tracker/van-7/tracker/config"
                 let record = DiscoveryRecord(stateDirectory: state)
-                try record.save([stale])
+                try await record.save([stale])
                 let agent = try AgentHarness.agent(
                     broker, state: state, ["--speed", "2"],
                     environment: ["MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_HOMEASSISTANT_ENABLED": "true"],
@@ -249,7 +249,7 @@ struct InteropIntegrationTests {
                 }
                 #expect(status == 0)
                 #expect(agent.output.contains("Shutting down offline"), "\(agent.output)")
-                #expect(record.topics(logger: Logger(label: "test")).contains(stale))
+                #expect(await record.topics(logger: Logger(label: "test")).contains(stale))
             }
         }
     }

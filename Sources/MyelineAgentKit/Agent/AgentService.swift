@@ -112,7 +112,7 @@ public struct AgentService: Service, CustomStringConvertible {
             if case .clear(let activityID) = message.kind { inbox.post(.cleared(activityID: activityID)) }
         }
         let drainer = OutboxDrainer(storage: storage, client: client, logger: logger)
-        let integrations = IntegrationLink.make(
+        let integrations = await IntegrationLink.make(
             configuration: configuration, client: client, logger: logger, clock: clock)
         let loop = ControlLoop(
             settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage,

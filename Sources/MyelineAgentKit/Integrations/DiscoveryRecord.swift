@@ -1,22 +1,44 @@
+import AgentStore
+import AsyncSupport
 import FoundationEssentials
 import Logging
 
 /// The Home Assistant discovery topics the agent published, one per line in
 /// `STATE-DIRECTORY/homeassistant-topics`: with it, a start with the option off (or another
 /// prefix) removes exactly what an earlier run published, and nothing when it never published.
+///
+/// Read and written on a blocking executor of its own, never on the cooperative pool, and written
+/// the one way the agent writes a file whole: `FileIO.writeAtomically`, flushed, so that a power
+/// cut leaves the old list or the new one.
 struct DiscoveryRecord {
+    let directory: String
     let path: String
+    private static let files = BlockingExecutor(label: "myeline.agent.discovery-record")
 
     init(stateDirectory: String) {
+        directory = stateDirectory
         path = URL(fileURLWithPath: stateDirectory).appendingPathComponent("homeassistant-topics").path
     }
 
     /// The recorded topics; none when there is no record or it cannot be read (logged).
-    func topics(logger: Logger) -> [String] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        do {
-            return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        } catch {
+    func topics(logger: Logger) async -> [String] {
+        let path = path
+        let read = await Self.files.run { () -> Result<[UInt8], AgentStoreError>? in
+            guard FileIO.exists(path) else { return nil }
+            do throws(AgentStoreError) {
+                let fd = try FileIO.openFile(path, create: false)
+                defer { FileIO.closeFile(fd) }
+                return .success(try FileIO.readAll(fd, path: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch read {
+        case nil:
+            return []
+        case .success(let bytes):
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        case .failure(let error):
             logger.warning(
                 "Cannot read the Home Assistant discovery record",
                 metadata: ["error": "\(error)", "file.path": "\(path)"])
@@ -25,13 +47,17 @@ struct DiscoveryRecord {
     }
 
     /// Records `topics`; an empty list removes the record.
-    func save(_ topics: [String]) throws {
-        if topics.isEmpty {
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-            return
+    ///
+    /// - Throws: `AgentStoreError` naming the file and the system's reason.
+    func save(_ topics: [String]) async throws(AgentStoreError) {
+        let (directory, path) = (directory, path)
+        try await Self.files.run { () throws(AgentStoreError) in
+            if topics.isEmpty {
+                try FileIO.removeFile(path)
+                return
+            }
+            try FileIO.makeDirectory(directory)
+            try FileIO.writeAtomically(Array((topics.joined(separator: "\n") + "\n").utf8), to: path)
         }
-        try FileManager.default.createDirectory(
-            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
-        try Data((topics.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }

@@ -82,10 +82,10 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
 
     /// The link of `configuration` on `client`, or nil when it has nothing to do: both options off
     /// and no discovery config of an earlier run to remove.
-    static func make(configuration: AgentConfiguration, client: MQTTClient, logger: Logger, clock: any WallClock)
+    static func make(configuration: AgentConfiguration, client: MQTTClient, logger: Logger, clock: any WallClock) async
         -> IntegrationLink?
     {
-        let published = DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+        let published = await DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
         guard configuration.ownTracks.enabled || configuration.homeAssistant.enabled || !published.isEmpty else {
             return nil
         }
@@ -186,8 +186,8 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
 
     /// What `myeline-agent remove-integrations` clears (empty retained): the discovery topics
     /// recorded or configured, and the retained OwnTracks location when `owntracks.enabled`.
-    var retainedTopics: [String] {
-        var topics = DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+    func retainedTopics() async -> [String] {
+        var topics = await DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
         if configuration.homeAssistant.enabled {
             topics += discovery.retainedTopics.filter { !topics.contains($0) }
         }
@@ -195,14 +195,14 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         return topics
     }
 
-    /// Clears ``retainedTopics`` and forgets the discovery record, for an uninstall (the link is
+    /// Clears ``retainedTopics()`` and forgets the discovery record, for an uninstall (the link is
     /// not run then: its client is the command's own).
     /// - Returns: the topics cleared.
     /// - Throws: `MQTTError` when the broker refuses a clear or cannot be reached (the caller bounds the wait).
     func removeRetained() async throws -> [String] {
-        let topics = retainedTopics
+        let topics = await retainedTopics()
         for topic in topics { try await client.publish(topic, payload: [], qos: .atLeastOnce, retain: true) }
-        try DiscoveryRecord(stateDirectory: configuration.stateDirectory).save([])
+        try await DiscoveryRecord(stateDirectory: configuration.stateDirectory).save([])
         return topics
     }
 
@@ -229,11 +229,11 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     private func removeStaleDiscovery(current: [String]) async {
         let record = DiscoveryRecord(stateDirectory: configuration.stateDirectory)
         var left: [String] = []
-        for topic in record.topics(logger: logger) where !current.contains(topic) {
+        for topic in await record.topics(logger: logger) where !current.contains(topic) {
             if await !publish(topic, [], retain: true, for: .homeAssistant) { left.append(topic) }
         }
         do {
-            try record.save(current + left)
+            try await record.save(current + left)
         } catch {
             logger.warning(
                 "Cannot record the Home Assistant discovery topics; turning the option off will not remove them",
