@@ -1,7 +1,7 @@
 import Benchmark
 import BenchmarkSupport
 import Foundation
-import Location
+@_spi(Benchmarks) import Location
 
 /// The test data of Tests/LocationTests/Data.
 private let dataDirectory = URL(fileURLWithPath: #filePath)
@@ -71,6 +71,18 @@ private let longTrackPoints: Int = {
     return decoder.decode(longTrack).count
 }()
 
+/// Every field of the NMEA captures that is a decimal number (latitudes, times, speeds, ...), the
+/// texts the NMEA decoder parses: what `DecimalParsing` is measured on beside the standard library.
+private let nmeaNumbers: [[UInt8]] = nmeaLogs.flatMap { log in
+    log.split(whereSeparator: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "\n") })
+        .map(Array.init)
+        .filter { field in
+            !field.isEmpty
+                && field.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") }
+                && field.filter { $0 == UInt8(ascii: ".") }.count <= 1 && field != [UInt8(ascii: ".")]
+        }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .myeline()
 
@@ -123,6 +135,36 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 var decoder = BaselineGPXDecoder()
                 blackHole(decoder.decode(longTrack))
+            }
+        }
+    }
+
+    Benchmark("Decimal numbers: \(nmeaNumbers.count) fields of the NMEA captures, DecimalParsing") { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for field in nmeaNumbers {
+                    blackHole(field.withUnsafeBufferPointer { DecimalParsing.double($0) })
+                }
+            }
+        }
+    }
+
+    Benchmark("Decimal numbers: \(nmeaNumbers.count) fields of the NMEA captures, baseline Double(Substring)") {
+        benchmark in
+        let texts = nmeaNumbers.map { Substring(String(decoding: $0, as: UTF8.self)) }
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for text in texts { blackHole(Double(text)) }
+            }
+        }
+    }
+
+    Benchmark("Decimal numbers: \(nmeaNumbers.count) fields of the NMEA captures, baseline bytes to Double(Substring)")
+    {
+        benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for field in nmeaNumbers { blackHole(Double(Substring(String(decoding: field, as: UTF8.self)))) }
             }
         }
     }

@@ -1,8 +1,12 @@
 /// Fast, exact-enough parsing of decimal numbers straight from bytes, for the decoders' hot paths.
 ///
-/// Up to 18 significant digits are accumulated in an integer and divided once by an exact power of
-/// ten, which rounds correctly; longer numbers and exponents fall back to the C library's strtod.
-enum DecimalParsing {
+/// The digits are accumulated in an integer; when it is at most 2^53 (so exact as a `Double`) and
+/// the fraction has at most 22 digits (so the power of ten is exact too), one division gives the
+/// correctly rounded value (Clinger's fast path). Anything else (more significant digits,
+/// exponents) falls back to the standard library's parser, which rounds correctly.
+/// `DecimalParsingTests` holds both to `strtod`, bit for bit.
+@_spi(Benchmarks)
+public enum DecimalParsing {
     /// The value of one hexadecimal digit (either case), or nil: NMEA checksums, `\u` escapes in
     /// gpsd's JSON, `%XX` escapes in a source address.
     static func hexDigit(_ byte: UInt8) -> UInt8? {
@@ -14,6 +18,9 @@ enum DecimalParsing {
         }
     }
 
+    /// The largest integer below which every integer is exact as a `Double`: 2^53.
+    private static let exactMantissa: UInt64 = 1 << 53
+
     private static let powersOfTen: [Double] = (0...22).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
@@ -22,7 +29,7 @@ enum DecimalParsing {
 
     /// Parses `[+-]digits[.digits][(e|E)[+-]digits]` filling all of `bytes`; `nil` for anything else
     /// (including empty input, "nan", "inf", hex), so that a decoder never produces NaN from text.
-    static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    public static func double(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var index = 0
         let count = bytes.count
         guard count > 0 else { return nil }
@@ -59,8 +66,11 @@ enum DecimalParsing {
             index += 1
         }
         guard digits > 0 else { return nil }
-        // Past 18 digits, or with more leading fraction zeros than exact powers of ten, let strtod round.
-        if overflow || fractionDigits >= powersOfTen.count { return slow(bytes, exponentAt: nil) }
+        // A mantissa past 2^53 would be rounded on its conversion and again by the division: the slow
+        // path rounds once. So do more fraction digits than there are exact powers of ten.
+        if overflow || mantissa > Self.exactMantissa || fractionDigits >= powersOfTen.count {
+            return slow(bytes, exponentAt: nil)
+        }
         var value = Double(mantissa)
         if fractionDigits > 0 { value /= powersOfTen[fractionDigits] }
         return negative ? -value : value
