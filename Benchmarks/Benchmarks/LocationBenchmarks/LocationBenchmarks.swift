@@ -83,6 +83,29 @@ private let nmeaNumbers: [[UInt8]] = nmeaLogs.flatMap { log in
         }
 }
 
+/// The fields of a TPV that the gpsd decoder reads, decoded by Foundation's `JSONDecoder`: the
+/// baseline of the hand-written scanner (`GpsdJSONScanner`) on the same lines, JSON only (no epoch
+/// merging, no ISO 8601 time: those cost the decoder more).
+private struct CodableTPV: Decodable {
+    var `class`: String
+    var device: String?
+    var mode: Int?
+    var time: String?
+    var lat: Double?
+    var lon: Double?
+    var altHAE: Double?
+    var altMSL: Double?
+    var speed: Double?
+    var track: Double?
+    var eph: Double?
+    var epx: Double?
+    var epy: Double?
+    var status: Int?
+}
+
+/// The TPV lines one by one, for the Codable baseline.
+private let tpvLineList: [Data] = tpvLines.split(separator: UInt8(ascii: "\n")).map { Data($0) }
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .myeline()
 
@@ -174,6 +197,15 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations {
                 var decoder = GpsdDecoder()
                 blackHole(decoder.decode(tpvLines))
+            }
+        }
+    }
+
+    Benchmark("gpsd TPV decode, baseline JSONDecoder (the JSON alone): \(tpvLineCount) TPV lines") { benchmark in
+        let decoder = JSONDecoder()
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                for line in tpvLineList { blackHole(try? decoder.decode(CodableTPV.self, from: line)) }
             }
         }
     }
