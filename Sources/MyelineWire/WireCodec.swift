@@ -47,7 +47,7 @@ public enum WireCodec {
     /// Decodes and checks a payload, as ``decode(_:from:)-(_,Data)`` does.
     ///
     /// A well-formed payload takes ``WireJSON``'s fast path; anything else (duplicate keys and
-    /// trailing commas included) is decoded by `JSONDecoder` and checked by ``JSONShape``, whose
+    /// trailing commas included) is decoded by `JSONDecoder` and checked by ``WireJSON/Diagnosis``, whose
     /// errors name the problem.
     public static func decode<Payload: Decodable & WirePayload>(
         _ type: Payload.Type, from bytes: [UInt8]
@@ -56,7 +56,7 @@ public enum WireCodec {
         return try decodeWithJSONDecoder(type, from: bytes)
     }
 
-    /// Decodes and checks a payload with `JSONDecoder` and ``JSONShape`` alone, never ``WireJSON``'s
+    /// Decodes and checks a payload with `JSONDecoder` and ``WireJSON/Diagnosis`` alone, never ``WireJSON``'s
     /// fast paths: what ``decode(_:from:)-(_,[UInt8])`` falls back to, and the reference that the
     /// `FuzzEnvelope` target holds the fast paths to (the same value, or a refusal by both).
     ///
@@ -72,7 +72,8 @@ public enum WireCodec {
         } catch {
             throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem(error, in: data))")
         }
-        if let finding = JSONShape.finding(in: data) {
+        // What the decoder lets pass: a duplicate key, a trailing comma.
+        if let finding = WireJSON.Diagnosis.finding(in: data), !finding.isSyntax {
             throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(finding)")
         }
         return payload
@@ -104,8 +105,10 @@ public enum WireCodec {
     /// Why the decoder found `data` not valid JSON: what Foundation's JSON parser says (`Invalid value
     /// around character 7.`), a trailing comma, or else a number the decoder cannot hold.
     private static func syntaxProblem(_ data: Data) -> String {
-        if let detail = JSONSyntax.problem(in: data) { return "not valid JSON: \(detail)" }
-        if let finding = JSONShape.finding(in: data), case .trailingComma = finding { return "\(finding)" }
+        switch WireJSON.Diagnosis.finding(in: data) {
+        case let finding? where !finding.isDuplicateKey: return "\(finding)"
+        default: break
+        }
         return "not valid JSON here: a number that does not fit its key (a fraction or more than 64 bits"
             + " for an integer, beyond ±1.8e308 or nearer to 0 than 2.2e-308 for a number)"
     }

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import Location
+@_spi(Benchmarks) @testable import Location
 
 /// `DecimalParsing.double` against the C library's `strtod`, which rounds correctly: every text the
 /// fast path takes must give the same `Double`, bit for bit.
