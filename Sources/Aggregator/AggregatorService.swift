@@ -80,7 +80,7 @@ struct AggregatorService: Service {
             try await session.follow(display, format: .plain)
         case .once, .onceJSON:
             let outcome = try await session.waitForOnce(connectTimeout: configuration.onceTimeout)
-            session.printOnce(display, json: presentation == .onceJSON, outcome: outcome)
+            await session.printOnce(display, json: presentation == .onceJSON, outcome: outcome)
         }
     }
 

@@ -114,7 +114,7 @@ extension BoardSession {
     /// Prints the board once (at the terminal's width, 120 columns when not a terminal, tall enough
     /// for every row, without the keys), or its JSON lines with a closing `summary`; says on
     /// standard error why the picture is incomplete, and keeps the outcome for the exit status.
-    func printOnce(_ display: Display, json: Bool, outcome: OnceOutcome) {
+    func printOnce(_ display: Display, json: Bool, outcome: OnceOutcome) async {
         let now = clock.now
         withState { $0.onceOutcome = outcome }
         var problem: String?
@@ -149,7 +149,7 @@ extension BoardSession {
                         completeness: completeness, change: nil) + "\n"
                 return text
             }
-            Terminal.write(text)
+            await Terminal.write(text)
         } else {
             let columns = Terminal.size()?.columns ?? 120
             let header = self.header(display.header, showsKeys: false)
@@ -167,9 +167,9 @@ extension BoardSession {
                 return renderer.render(state.fleet, view: &state.view, header: header, now: now)
                     .map { $0.trimmingTrailingSpaces }.joined(separator: "\n") + "\n"
             }
-            Terminal.write(text)
+            await Terminal.write(text)
         }
-        if let problem { Terminal.writeError("myeline-aggregator: \(problem)\n") }
+        if let problem { await Terminal.writeError("myeline-aggregator: \(problem)\n") }
     }
 
     /// Removes the rows past their dismissal date; done once a second, whatever the presentation.
@@ -277,7 +277,7 @@ extension BoardSession {
                         }
                         return lines
                     }
-                    Self.write(lines, format: format, now: now)
+                    await Self.write(lines, format: format, now: now)
                 } while start < changes.count
                 lastSecond = second
             }
@@ -285,7 +285,7 @@ extension BoardSession {
     }
 
     /// Writes `lines`, at most ``linesPerWrite`` a write.
-    private static func write(_ lines: [FollowLine], format: FollowFormat, now: Date) {
+    private static func write(_ lines: [FollowLine], format: FollowFormat, now: Date) async {
         for start in stride(from: 0, to: lines.count, by: linesPerWrite) {
             var text = ""
             text.reserveCapacity(linesPerWrite * 512)
@@ -293,7 +293,7 @@ extension BoardSession {
                 text += line.text(format, now: now)
                 text += "\n"
             }
-            Terminal.write(text)
+            await Terminal.write(text)
         }
     }
 
@@ -341,15 +341,15 @@ extension BoardSession {
                     return (false, renderer.render(state.fleet, view: &state.view, header: header, now: now), ring)
                 }
                 if outcome.quit {
-                    Terminal.writeError("myeline-aggregator: quitting: closing the connection to the broker\n")
+                    await Terminal.writeError("myeline-aggregator: quitting: closing the connection to the broker\n")
                     return
                 }
-                if outcome.ring, display.bell { Terminal.write("\u{07}") }
+                if outcome.ring, display.bell { await Terminal.write("\u{07}") }
                 if let frame = outcome.frame {
                     let sameSize = previousSize.map { $0 == size } ?? false
-                    if !sameSize, previous != nil { Terminal.write("\u{1B}[2J") }
+                    if !sameSize, previous != nil { await Terminal.write("\u{1B}[2J") }
                     let update = FrameDiff.update(from: sameSize ? previous : nil, to: frame)
-                    if !update.isEmpty { Terminal.write(update) }
+                    if !update.isEmpty { await Terminal.write(update) }
                     previous = frame
                     previousSize = size
                 }

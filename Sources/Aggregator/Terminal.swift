@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Locking
 
@@ -5,7 +6,14 @@ import Locking
 ///
 /// `withFullScreen` restores the terminal (modes, main screen, cursor) however the body ends: return,
 /// throw or cancellation (Ctrl-C shuts the service group down gracefully, which cancels the body).
+///
+/// Writes block in `write(2)` as long as the terminal (or the pipe, or the SSH connection) is slow,
+/// so they run on a thread of their own, never on the cooperative pool: the caller waits for its
+/// write without holding one of the pool's few threads, and the board keeps ingesting meanwhile.
 enum Terminal {
+    /// The thread every write to standard output and standard error runs on, in order.
+    private static let output = BlockingExecutor(label: "myeline.aggregator.terminal")
+
     /// Whether standard output is a terminal.
     static var isInteractive: Bool { isatty(1) == 1 }
 
@@ -16,14 +24,14 @@ enum Terminal {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
-    /// Writes all of `text` to standard error.
-    static func writeError(_ text: String) {
-        write(text, to: 2)
+    /// Writes all of `text` to standard error; returns once it is written.
+    static func writeError(_ text: String) async {
+        await output.run { write(text, to: 2) }
     }
 
-    /// Writes all of `text` to standard output.
-    static func write(_ text: String) {
-        write(text, to: 1)
+    /// Writes all of `text` to standard output; returns once it is written.
+    static func write(_ text: String) async {
+        await output.run { write(text, to: 1) }
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
@@ -57,14 +65,18 @@ enum Terminal {
             raw.c_cc.5 = 0  // VTIME
             tcsetattr(0, TCSANOW, &raw)
         }
-        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        await write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
         let input = KeyboardInput()
-        defer {
-            input.stop()
-            write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-            if hasTerminalInput { tcsetattr(0, TCSANOW, &original) }
+        let result: Result<R, any Error>
+        do {
+            result = .success(try await body(input))
+        } catch {
+            result = .failure(error)
         }
-        return try await body(input)
+        input.stop()
+        await write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        if hasTerminalInput { tcsetattr(0, TCSANOW, &original) }
+        return try result.get()
     }
 }
 
@@ -73,9 +85,7 @@ final class KeyboardInput: Sendable {
     private let state = Locked<(bytes: [UInt8], stopped: Bool)>(([], false))
 
     init() {
-        let reader = Thread { [self] in readLoop() }
-        reader.name = "myeline-keyboard"
-        reader.start()
+        DedicatedThread.start(name: "myeline-keyboard") { [self] in readLoop() }
     }
 
     /// The bytes typed since the last call.
