@@ -69,6 +69,16 @@ public final class MQTTClient: Sendable {
         context.reconnectsSlowly.store(enabled, ordering: .relaxed)
     }
 
+    /// Tries to connect at once, and then every second until connected: a wait between attempts is
+    /// cut short (an attempt under way goes on). Nothing happens when the client is connected.
+    ///
+    /// For a client about to stop with messages still to deliver (an agent whose replay ended
+    /// before its first connection), whose time is bounded: the backoff may have drawn the next
+    /// attempt past it. Once connected, lost connections are paced by the backoff again.
+    public func connectNow() {
+        loop.connectNow()
+    }
+
     /// The connection's changes from now on, starting with where it stands: `.connected` if it is
     /// connected, or the last attempt's failure or loss while it is not.
     ///

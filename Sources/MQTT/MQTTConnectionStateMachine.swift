@@ -22,8 +22,14 @@ import AsyncSupport
 /// - a connection the broker closes because another client took the session over (MQTT 5 reason
 ///   code 0x8E), and after ``reconnectSlowly(_:)`` any lost connection, waits the backoff's
 ///   maximum without jitter: coming back at once would evict the other client, which would come
-///   back and evict this one.
+///   back and evict this one;
+/// - after ``connectRequested()`` (a client about to stop with messages to deliver), a wait is cut
+///   short and, until the next connection, attempts are ``hurriedInterval`` apart: its time is
+///   bounded, and a backoff drawn up to 10 s ahead could pass it.
 struct MQTTConnectionStateMachine {
+    /// The wait between attempts after ``connectRequested()``, until the client is connected.
+    static let hurriedInterval = Duration.seconds(1)
+
     /// What the shell must do.
     enum Action: Equatable {
         /// Connect to the broker (name lookup, TCP, TLS, CONNECT) and run the network loop.
@@ -52,6 +58,8 @@ struct MQTTConnectionStateMachine {
         case sessionTakenOver = "session-taken-over"
         /// The maximum delay: ``reconnectSlowly(_:)`` is on.
         case slow
+        /// ``hurriedInterval``: ``connectRequested()`` asked for attempts at once.
+        case hurried
     }
 
     /// What the network loop saw when an attempt or a connection ended, in words: the facts the
@@ -101,6 +109,8 @@ struct MQTTConnectionStateMachine {
     /// first wait at the ceiling is drawn in this window.
     private var phase: Duration?
     private var slow = false
+    /// Set by ``connectRequested()`` until the next connection.
+    private var hurried = false
 
     init(backoff: Backoff, promptRetry: MQTTPromptRetry, clientID: String) {
         self.backoff = backoff
@@ -126,6 +136,7 @@ struct MQTTConnectionStateMachine {
         failures = 0
         windowOpened = nil
         phase = nil
+        hurried = false
         return .resume(.connected(sessionPresent: sessionPresent))
     }
 
@@ -151,6 +162,24 @@ struct MQTTConnectionStateMachine {
         precondition(state == .waiting, "a wait ended while \(state)")
         state = .connecting
         return .connect
+    }
+
+    /// The client asks for attempts at once (`MQTTClient.connectNow()`: an agent about to stop with
+    /// messages to deliver): until it is connected, attempts are ``hurriedInterval`` apart, and a
+    /// wait under way is cut short (`.connect`); nil when there is none to cut (an attempt under way:
+    /// the next wait is the short one). Connected or stopping, the request is dropped.
+    mutating func connectRequested() -> Action? {
+        switch state {
+        case .waiting:
+            hurried = true
+            state = .connecting
+            return .connect
+        case .connecting:
+            hurried = true
+            return nil
+        case .idle, .connected, .disconnecting, .finished:
+            return nil
+        }
     }
 
     /// Turns the maximum wait after every lost connection on or off (`MQTTClient.reconnectSlowly(_:)`).
@@ -221,6 +250,7 @@ struct MQTTConnectionStateMachine {
             return nextWait(now: now, random: random, needsAttention: false)
         case .connectionFailed(let error):
             failures += 1
+            if hurried { return (Self.hurriedInterval, .hurried) }
             return nextWait(now: now, random: random, needsAttention: error.needsAttention)
         case .connected:
             preconditionFailure("a connection's end classified as a connection")

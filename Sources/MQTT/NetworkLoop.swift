@@ -13,7 +13,9 @@ final class NetworkLoop: Sendable {
     private let handle: MosquittoHandle
     private let context: ClientContext
     private let stopRequested = Atomic<Bool>(false)
-    /// Signalled to cut a wait between attempts short when the client stops.
+    /// Set by ``connectNow()``; taken by the wait it cuts short.
+    private let connectRequested = Atomic<Bool>(false)
+    /// Signalled to cut a wait between attempts short when the client stops or asks to connect now.
     private let wake = DispatchSemaphore(value: 0)
     private let completion = Locked<Completion>(.running(nil))
 
@@ -63,6 +65,12 @@ final class NetworkLoop: Sendable {
             }
             if finished { continuation.resume() }
         }
+    }
+
+    /// Hands the machine a request to connect at once; a wait under way is woken for it.
+    func connectNow() {
+        connectRequested.store(true, ordering: .sequentiallyConsistent)
+        wake.signal()
     }
 
     private var stopping: Bool { stopRequested.load(ordering: .sequentiallyConsistent) }
@@ -138,14 +146,27 @@ final class NetworkLoop: Sendable {
             return pump()
         }
 
-        /// Reports the event and waits, cut short by a stop.
+        /// Reports the event and waits, cut short by a stop or a request to connect now.
+        ///
+        /// A request made while there was no wait was handed to the machine at the attempt's end
+        /// (``ended(_:)``), and left a signal behind: it wakes this wait with no request pending,
+        /// and the wait goes on.
         private mutating func wait(
             _ delay: Duration, after event: MQTTConnectionEvent, rule: MQTTConnectionStateMachine.WaitRule
         ) -> MQTTConnectionStateMachine.Action {
             context.broadcast(event)
             loop.log(event, retryIn: delay, rule: rule)
-            _ = loop.wake.wait(timeout: .now() + .nanoseconds(Int(delay.inSeconds * 1e9)))
-            return loop.stopping ? machine.shutdownRequested() : machine.waitEnded()
+            let deadline = DispatchTime.now() + .nanoseconds(Int(delay.inSeconds * 1e9))
+            while true {
+                let timedOut = loop.wake.wait(timeout: deadline) == .timedOut
+                if loop.stopping { return machine.shutdownRequested() }
+                if timedOut { return machine.waitEnded() }
+                if loop.connectRequested.exchange(false, ordering: .sequentiallyConsistent),
+                    let action = machine.connectRequested()
+                {
+                    return action
+                }
+            }
         }
 
         /// Sends DISCONNECT and lets the loop write it, for at most about five seconds.
@@ -175,6 +196,11 @@ final class NetworkLoop: Sendable {
         /// Hands the machine what the callbacks saw of the attempt that ended with `status`.
         private mutating func ended(_ status: MosquittoStatus) -> MQTTConnectionStateMachine.Action {
             machine.reconnectSlowly(context.reconnectsSlowly.load(ordering: .relaxed))
+            // A request to connect now made during the attempt: the machine shortens the next wait
+            // (none is under way to cut).
+            if loop.connectRequested.exchange(false, ordering: .sequentiallyConsistent) {
+                _ = machine.connectRequested()
+            }
             var end = context.takeEnding()
             end.failure = status.failure
             return machine.connectionEnded(end, now: now, random: Double.random(in: 0..<1, using: &generator))

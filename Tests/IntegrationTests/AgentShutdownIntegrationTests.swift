@@ -86,12 +86,13 @@ struct AgentShutdownIntegrationTests {
         try await TestBroker.with { broker in
             try await withTemporaryDirectory { state in
                 await broker.stop()
-                // Kept retained after its end, for the subscriber below. Reconnection waits of at
-                // most 1 s: with the defaults the next attempt is drawn up to 10 s ahead, and one
-                // drawn at 10 s fell past the 10 s drain bound (CI, 1 run in many).
+                // Kept retained after its end, for the subscriber below. The reconnection settings
+                // are the defaults: the next attempt is drawn up to 10 s ahead, and one drawn at
+                // 10 s fell past the 10 s drain bound (CI, 1 run in many); the agent now tries at
+                // once when it starts to wind down, and says so.
                 let agent = try AgentHarness.agent(
                     broker, state: state, ["--speed", "max", "--end-on-exit"],
-                    environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:60", "MYELINE_MQTT_RECONNECT_MAX_DELAY": "1"])
+                    environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:60"])
                 defer { agent.signal(SIGKILL) }
                 try await agent.waitForLine(containing: "The location source ended")
                 try await broker.start()
@@ -100,6 +101,7 @@ struct AgentShutdownIntegrationTests {
                 }
                 #expect(status == 0)
                 #expect(!agent.output.contains("Shutting down offline"))
+                #expect(agent.output.contains("mqtt.reason=drain"), "\(agent.output)")
                 // Its end is retained (until its dismissal date): a new subscriber gets it.
                 let observer = try await AgentHarness.observer(broker)
                 defer { observer.signal(SIGKILL) }

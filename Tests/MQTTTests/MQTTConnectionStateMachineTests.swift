@@ -67,6 +67,46 @@ import Testing
         #expect(!machine.isConnected)
     }
 
+    /// A request to connect now (an agent about to stop before its first connection) cuts a wait
+    /// short, and attempts are a second apart until the next connection; then the backoff again.
+    /// An attempt under way is not cut, but the wait after it is the short one. Connected or
+    /// stopping, nothing happens.
+    @Test func aRequestToConnectNowCutsAWaitShortAndHurriesUntilConnected() {
+        let failure = MQTTConnectionEvent.connectionFailed(MQTTError(.network, "cannot connect: Connection refused"))
+        var waiting = Self.machine()
+        _ = waiting.start(now: .zero)
+        // A wait drawn at the prompt ceiling: without the request, the next attempt is 10 s away.
+        _ = waiting.connectionEnded(Self.refused, now: .zero, random: 0)
+        #expect(waiting.connectRequested() == .connect)
+        #expect(
+            waiting.connectionEnded(Self.refused, now: .seconds(1), random: 0)
+                == .wait(.seconds(1), report: failure, rule: .hurried))
+        #expect(waiting.waitEnded() == .connect)
+        #expect(waiting.connectionAccepted(sessionPresent: false) == .resume(.connected(sessionPresent: false)))
+        let loss = MQTTConnectionEvent.disconnected(
+            MQTTError(.connectionLost, "connection lost: The connection was lost."))
+        #expect(
+            waiting.connectionEnded(Self.reset, now: .seconds(50), random: 0)
+                == .wait(.seconds(1), report: loss, rule: .backoff), "connected once, the backoff again")
+
+        var connecting = Self.machine()
+        _ = connecting.start(now: .zero)
+        #expect(connecting.connectRequested() == nil, "the attempt under way goes on")
+        #expect(
+            connecting.connectionEnded(Self.refused, now: .seconds(1), random: 0)
+                == .wait(.seconds(1), report: failure, rule: .hurried))
+
+        var connected = Self.connected()
+        #expect(connected.connectRequested() == nil)
+        #expect(connected.isConnected)
+
+        var stopping = Self.connected()
+        _ = stopping.shutdownRequested()
+        #expect(stopping.connectRequested() == nil)
+        #expect(
+            stopping.connectionEnded(End(), now: .seconds(1), random: 0.5) == .finish(report: .disconnected(nil)))
+    }
+
     /// Shut-down from every state that takes it: a connection or an attempt is disconnected
     /// cleanly (DISCONNECT, so that the broker does not publish the will), a wait is given up.
     @Test func shutDownDisconnectsAConnectionOrAnAttemptAndGivesUpAWait() {

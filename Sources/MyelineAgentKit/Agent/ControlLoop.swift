@@ -125,8 +125,11 @@ struct ControlLoop: Service, CustomStringConvertible {
         func remaining() -> Duration { max(.zero, deadline - ContinuousClock.now) }
         if !core.hasConnected, !client.isConnected {
             // Not an outage: the start (a short replay can end before the first connection is
-            // made). Its connection is waited for, within the bound.
+            // made). Its connection is waited for, within the bound, and tried at once: the
+            // backoff may have drawn the next attempt past the bound (up to 10 s ahead).
             let client = client
+            logger.info("Connecting at once to deliver before stopping", metadata: ["mqtt.reason": "drain"])
+            client.connectNow()
             _ = await withTimeout(remaining()) { try? await client.waitUntilConnected() }
         }
         guard client.isConnected else {
