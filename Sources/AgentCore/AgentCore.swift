@@ -315,7 +315,7 @@ public struct AgentCore: Sendable {
             isConnected = true
             onlineSince = now
             conflict.connected()
-            batch.log(.info, "Connected to the broker")
+            batch.log(.info, "Connected to the broker", ["event": "agent.connected"])
             publishOnline(now: now, into: &batch)
             if !isFinished { batch.actions.append(.deliverPoints) }
         case .disconnected(let sessionTakenOver):

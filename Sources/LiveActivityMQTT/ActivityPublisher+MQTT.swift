@@ -59,7 +59,9 @@ extension ActivityPublisher {
                     publisher.enqueue(
                         try wire.message(for: .offline(device: device, since: clock.now, instance: instance)))
                     if await !publisher.waitUntilEmpty(within: farewellTimeout) {
-                        logger.warning("Disconnecting before the last messages were published")
+                        logger.info(
+                            "Disconnecting before the last messages were published",
+                            metadata: ["event": "publisher.farewell.unfinished"])
                     }
                 }
                 group.cancelAll()

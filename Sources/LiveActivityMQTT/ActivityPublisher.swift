@@ -132,10 +132,11 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
             enqueue(try event.message(on: wire))
         } catch {
             state.withLock { $0.failed += 1 }
-            logger.error(
+            logger.info(
                 "Cannot publish an activity event",
                 metadata: [
-                    "myeline.activity": "\(event.activityID)", "myeline.seq": "\(event.seq)", "error": "\(error)",
+                    "event": "publisher.encode.failed", "myeline.activity": "\(event.activityID)",
+                    "myeline.seq": "\(event.seq)", "error": "\(error)",
                 ])
         }
     }
@@ -145,13 +146,18 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
             while let message = state.withLock({ $0.queue.next() }) {
                 do {
                     try await sink.publish(message)
-                    logger.debug("Published", metadata: ["mqtt.topic": "\(message.topic)"])
+                    logger.debug(
+                        "Published", metadata: ["event": "publisher.published", "mqtt.topic": "\(message.topic)"])
                     delivered(message)
                 } catch is CancellationError {
                     return
                 } catch {
                     state.withLock { $0.failed += 1 }
-                    logger.warning("Cannot publish", metadata: ["mqtt.topic": "\(message.topic)", "error": "\(error)"])
+                    logger.info(
+                        "Cannot publish",
+                        metadata: [
+                            "event": "publisher.publish.failed", "mqtt.topic": "\(message.topic)", "error": "\(error)",
+                        ])
                 }
                 state.withLock { $0.queue.done() }
                 resumeWaiters { $0.queue.isEmpty }

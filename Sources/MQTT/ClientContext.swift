@@ -308,7 +308,9 @@ final class ClientContext: Sendable {
             ignoreAcknowledgement(of: mid)
             if let failure = status.failure {
                 let error = MQTTError(failure, context: "cannot resubscribe to \(filter)")
-                logger.info("mqtt.resubscribe.failed", metadata: ["mqtt.filter": "\(filter)", "error": "\(error)"])
+                logger.info(
+                    "Cannot subscribe again after the reconnection",
+                    metadata: ["event": "mqtt.resubscribe.failed", "mqtt.filter": "\(filter)", "error": "\(error)"])
             }
         }
     }

@@ -137,11 +137,15 @@ final class NetworkLoop: Sendable {
                         .sessionLost,
                         "the broker kept no session across the reconnection: the message may not have been delivered"))
                 if failed > 0 {
-                    context.logger.info("mqtt.session.lost", metadata: ["mqtt.unacknowledged": "\(failed)"])
+                    context.logger.info(
+                        "The broker kept no session: unacknowledged messages are reported as not delivered",
+                        metadata: ["event": "mqtt.session.lost", "mqtt.unacknowledged": "\(failed)"])
                 }
             }
             handle.open { context.resubscribe(through: $0) }
-            context.logger.info("mqtt.connected", metadata: ["mqtt.broker": "\(configuration.broker)"])
+            context.logger.info(
+                "Connected to the broker",
+                metadata: ["event": "mqtt.connected", "mqtt.broker": "\(configuration.broker)"])
             context.broadcast(event)
             return pump()
         }
@@ -213,16 +217,18 @@ final class NetworkLoop: Sendable {
         switch event {
         case .connectionFailed(let error):
             context.logger.info(
-                "mqtt.connect.failed",
+                "Cannot connect to the broker; retrying",
                 metadata: [
-                    "mqtt.broker": "\(broker)", "error": "\(error)", "mqtt.retry_s": "\(retry)",
+                    "event": "mqtt.connect.failed", "mqtt.broker": "\(broker)", "error": "\(error)",
+                    "mqtt.retry_s": "\(retry)",
                     "mqtt.retry_rule": "\(rule.rawValue)",
                 ])
         case .disconnected(let error):
             context.logger.info(
-                "mqtt.connection.lost",
+                "Lost the connection to the broker; reconnecting",
                 metadata: [
-                    "mqtt.broker": "\(broker)", "error": "\(error.map(String.init(describing:)) ?? "-")",
+                    "event": "mqtt.connection.lost", "mqtt.broker": "\(broker)",
+                    "error": "\(error.map(String.init(describing:)) ?? "-")",
                     "mqtt.retry_s": "\(retry)", "mqtt.retry_rule": "\(rule.rawValue)",
                 ])
         case .connected:

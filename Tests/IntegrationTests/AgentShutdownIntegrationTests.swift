@@ -65,7 +65,7 @@ struct AgentShutdownIntegrationTests {
             defer { agent.signal(SIGKILL) }
             try await observer.waitForLine(containing: "/track|")
             await broker.stop()
-            try await agent.waitForLine(containing: "mqtt.connection.lost")
+            try await agent.waitForLine(containing: "event=mqtt.connection.lost")
             let signalled = ContinuousClock.now
             agent.signal(SIGTERM)
             let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {

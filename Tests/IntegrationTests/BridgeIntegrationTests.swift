@@ -57,8 +57,8 @@ struct BridgeIntegrationTests {
                     // Cut the bridge: stop the site broker (by its PID), while the agent keeps tracking.
                     await site.stop()
                     let down = Date()
-                    try await agent.waitForLine(containing: "mqtt.connection.lost")
-                    try await agent.waitForLine(containing: "mqtt.connect.failed")
+                    try await agent.waitForLine(containing: "event=mqtt.connection.lost")
+                    try await agent.waitForLine(containing: "event=mqtt.connect.failed")
                     let pointsBeforeTheRestart = try AgentHarness.trackPoints(AgentHarness.messages(observer))
                     try await site.start()
 

@@ -166,7 +166,7 @@ struct BrokerAttackIntegrationTests {
                 let agent = try AgentHarness.agent(
                     broker, state: state, environment: credentials.environment(broker, "dev-a"), device: "dev-a")
                 defer { agent.signal(SIGKILL) }
-                try await agent.waitForLine(containing: "Connected to the broker", timeout: .seconds(30))
+                try await agent.waitForLine(containing: "event=agent.connected", timeout: .seconds(30))
                 // Two rounds of the ids an attacker would guess: the agent's, its username, the site
                 // bridge's and the site's username.
                 let ids = ["myeline-dev-a", "dev-a", "myeline-bridge-site-1", "site-1"]
@@ -184,8 +184,8 @@ struct BrokerAttackIntegrationTests {
                     in: broker.directory)
                 #expect(report.status == 0, "\(report.standardError)")
                 let lines = agent.output.split(separator: "\n")
-                #expect(lines.filter { $0.contains("Connected to the broker") }.count == 1, "\(agent.output)")
-                #expect(!agent.output.contains("mqtt.connection.lost"), "\(agent.output)")
+                #expect(lines.filter { $0.contains("event=agent.connected") }.count == 1, "\(agent.output)")
+                #expect(!agent.output.contains("event=mqtt.connection.lost"), "\(agent.output)")
                 #expect(!mosquitto.output.contains("already connected, closing old connection"), "\(mosquitto.output)")
                 // The broker gave each of the thief's connections its own username as its id.
                 #expect(
@@ -303,7 +303,7 @@ struct BrokerAttackIntegrationTests {
                         in: broker.directory)
                     #expect(report.status == 0, "\(report.standardError)")
                     for agent in agents {
-                        #expect(!agent.output.contains("mqtt.connection.lost"), "\(agent.output)")
+                        #expect(!agent.output.contains("event=mqtt.connection.lost"), "\(agent.output)")
                     }
                 }
             }

@@ -132,7 +132,7 @@ struct FaultFleetIntegrationTests {
         let environment = ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "5"]
         let first = try agent(0, environment)
         defer { first.signal(SIGKILL) }
-        try await first.waitForLine(containing: "Connected to the broker", timeout: .seconds(60))
+        try await first.waitForLine(containing: "event=agent.connected", timeout: .seconds(60))
         let second = try agent(1, environment)
         defer { second.signal(SIGKILL) }
         let report = "Two agents use this device id: give each tracker its own device.id"
@@ -157,7 +157,7 @@ struct FaultFleetIntegrationTests {
             // After the report, every lost connection waited the maximum delay, not the
             // backoff's first second.
             let reported = lines.firstIndex { $0.contains(report) }!
-            let losses = lines[reported...].filter { $0.contains("mqtt.connection.lost") }
+            let losses = lines[reported...].filter { $0.contains("event=mqtt.connection.lost") }
             #expect(!losses.isEmpty, "\(agent.output)")
             #expect(losses.allSatisfy { $0.contains("mqtt.retry_s=5.0") }, "\(agent.output)")
         }
@@ -210,7 +210,7 @@ struct FaultFleetIntegrationTests {
                 try await agent.waitForLine(containing: "mqtt.losses=2", timeout: .seconds(30))
                 let lines = agent.output.split(separator: "\n")
                 #expect(lines.filter { $0.contains("Two agents use this device id") }.count == 1, "\(agent.output)")
-                let losses = lines.filter { $0.contains("mqtt.connection.lost") }
+                let losses = lines.filter { $0.contains("event=mqtt.connection.lost") }
                 #expect(losses.count >= 2, "\(agent.output)")
                 // The first takeover already waits the maximum delay, not the backoff's first second.
                 #expect(

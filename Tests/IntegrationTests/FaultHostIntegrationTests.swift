@@ -195,7 +195,7 @@ struct FaultHostIntegrationTests {
                         }
                     }
                     // Never disconnected: one connection, no will, no stale row on the board.
-                    #expect(agent.output.components(separatedBy: "Connected to the broker").count - 1 == 1)
+                    #expect(agent.output.components(separatedBy: "event=agent.connected").count - 1 == 1)
                     #expect(!observer.output.contains(#""state":"offline""#))
                     #expect(
                         !board.output.contains(#""state":"stale""#) && !board.output.contains(#""state":"offline""#))
@@ -214,7 +214,7 @@ struct FaultHostIntegrationTests {
                     let connections = Locked(0)
                     try await agent.waitForLine(timeout: .seconds(60), description: "a second connection") { line in
                         // The predicate sees each line once, in order.
-                        line.contains("Connected to the broker")
+                        line.contains("event=agent.connected")
                             && connections.withLock { count in
                                 count += 1
                                 return count >= 2

@@ -142,10 +142,10 @@ struct GpsdFaultScenarioTests {
                         where: FaultScenario.isUnlocatedRow)
                     // The outage itself: gpsd stays down for 10 seconds.
                     try await Task.sleep(for: .seconds(10))
-                    let attempts = agent.output.components(separatedBy: "cannot connect to gpsd; retrying").count - 1
+                    let attempts = agent.output.components(separatedBy: "event=gpsd.connect.failed").count - 1
                     try await gpsd.start()
                     let back = ContinuousClock.now
-                    try await agent.waitForLine(containing: "watching gpsd", occurrence: 2, timeout: .seconds(30))
+                    try await agent.waitForLine(containing: "event=gpsd.watching", occurrence: 2, timeout: .seconds(30))
                     let watching = FaultScenario.seconds(since: back)
                     try await gpsd.feed(second)
                     try await FaultScenario.waitForLine(
@@ -196,7 +196,7 @@ struct GpsdFaultScenarioTests {
                 // Each silence is noticed (silenceTimeout, 5 s) and the source connects and watches again.
                 try await server.waitForConnections(3, timeout: .seconds(60))
                 let threeConnections = FaultScenario.seconds(since: start)
-                try await agent.waitForLine(containing: "gpsd connection ended; reconnecting", occurrence: 2)
+                try await agent.waitForLine(containing: "event=gpsd.connection.lost", occurrence: 2)
                 // Meanwhile the activity is there, without a position, and the agent online.
                 try await board.waitForLine(
                     description: "the row without a position", where: FaultScenario.isUnlocatedRow)
@@ -301,7 +301,7 @@ struct BrokerFaultScenarioTests {
                     proxy.setOpen(false)
                     await broker.kill()
                     let down = Date()
-                    try await agent.waitForLine(containing: "mqtt.connection.lost")
+                    try await agent.waitForLine(containing: "event=mqtt.connection.lost")
                     // The outage itself.
                     try await Task.sleep(for: .seconds(outage))
                     try await broker.start()

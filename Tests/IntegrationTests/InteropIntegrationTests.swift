@@ -93,7 +93,7 @@ struct InteropIntegrationTests {
                     [("\(Self.location)/cmd", OwnTracksCodec.encode(.command(action: "reportLocation")))], to: broker,
                     retain: false)
                 try await observer.waitForLine(containing: #""t":"r""#)
-                try await agent.waitForLine(containing: "Answering an OwnTracks reportLocation command")
+                try await agent.waitForLine(containing: "event=owntracks.report-location.answered")
 
                 // A crash: the broker publishes the connection's will, the Myeline status `offline`
                 // (Home Assistant's availability reads it). The OwnTracks lwt is no will: it never
@@ -242,7 +242,7 @@ struct InteropIntegrationTests {
                     environment: ["MYELINE_OWNTRACKS_ENABLED": "true", "MYELINE_HOMEASSISTANT_ENABLED": "true"],
                     source: InteropLockdownIntegrationTests.capture)
                 defer { agent.signal(SIGKILL) }
-                try await agent.waitForLine(containing: "mqtt.connect.failed")
+                try await agent.waitForLine(containing: "event=mqtt.connect.failed")
                 agent.signal(SIGTERM)
                 let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
                     try await agent.waitForExit()

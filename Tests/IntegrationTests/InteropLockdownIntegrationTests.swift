@@ -14,7 +14,7 @@ struct InteropLockdownIntegrationTests {
     /// Lines of the agent's log that say the connection to the broker was made or lost.
     static func connectionLines(_ agent: TestProcess) -> [Substring] {
         agent.output.split(separator: "\n").filter {
-            $0.contains("Connected to the broker") || $0.contains("mqtt.connection.lost")
+            $0.contains("event=agent.connected") || $0.contains("event=mqtt.connection.lost")
         }
     }
 
@@ -44,7 +44,7 @@ struct InteropLockdownIntegrationTests {
                 try await board.waitForLine(containing: "|owntracks/myeline/dev-a|")
                 try await board.waitForLine(containing: "|myeline/dev-a/activities/")
                 // The broker acknowledged the discovery configs (PUBACK without a refusal).
-                try await agent.waitForLine(containing: "Published the Home Assistant discovery")
+                try await agent.waitForLine(containing: "event=homeassistant.discovery.published")
 
                 // The operator's reportLocation is allowed through and answered.
                 try await MQTTClient.withClient(
@@ -56,7 +56,7 @@ struct InteropLockdownIntegrationTests {
                         payload: OwnTracksCodec.encode(.command(action: "reportLocation")))
                 }
                 try await board.waitForLine(containing: #""t":"r""#)
-                #expect(!agent.output.contains("Cannot publish to an integration topic"), "\(agent.output)")
+                #expect(!agent.output.contains("event=integration.publish.failed"), "\(agent.output)")
                 // Seconds of both integrations publishing, and no takeover meanwhile.
                 #expect(
                     !mosquitto.output.contains("already connected, closing old connection"), "\(mosquitto.output)")
@@ -114,7 +114,7 @@ struct InteropLockdownIntegrationTests {
                 defer { agent.signal(SIGKILL) }
                 let refusal = "The broker refused an integration's message"
                 try await agent.waitForLine(containing: refusal)
-                try await agent.waitForLine(containing: "Published the Home Assistant discovery")
+                try await agent.waitForLine(containing: "event=homeassistant.discovery.published")
                 // Track points of fixes 4 s past the refusal, published by the agent on its
                 // connection: their fixes went to the OwnTracks pacing, which released the
                 // locations of 3 later seconds, none of which the agent may publish.
@@ -134,7 +134,7 @@ struct InteropLockdownIntegrationTests {
                     refusals.count == 1 && refusals[0].contains("myeline.integration=owntracks"), "\(agent.output)")
                 // The broker closed the connection at most once (mosquitto 2.0.11: once), and the agent
                 // published its Myeline messages on it before and after.
-                let losses = agent.output.split(separator: "\n").filter { $0.contains("mqtt.connection.lost") }
+                let losses = agent.output.split(separator: "\n").filter { $0.contains("event=mqtt.connection.lost") }
                 #expect(losses.count <= 1, "\(agent.output)")
                 #expect(
                     !mosquitto.output.contains("already connected, closing old connection"), "\(mosquitto.output)")

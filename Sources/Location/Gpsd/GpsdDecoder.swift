@@ -61,11 +61,11 @@ public struct GpsdDecoder {
     ///
     /// - Parameters:
     ///   - device: use only this device's messages; `nil` uses any device's.
-    ///   - logger: where the first rejection of each kind and gpsd's ERROR messages are logged (info).
+    ///   - logger: where the first rejection of each kind and gpsd's ERROR messages are logged (info); nothing is logged without one.
     ///   - timelessFixTime: the time of a fix that gpsd sent without one (the live source's clock,
     ///     called when the fix is reported); `nil` drops such fixes (``FixDropReason/missingTime``).
     public init(
-        device: String? = nil, logger: Logger = Logger(label: "myeline.location.gpsd"),
+        device: String? = nil, logger: Logger = .discarding,
         timelessFixTime: (@Sendable () -> Date)? = nil
     ) {
         self.device = device
@@ -115,8 +115,8 @@ public struct GpsdDecoder {
         statistics.linesRead += 1
         statistics.rejected[.tooLong, default: 0] += 1
         log.log(
-            "gpsd.tooLong", "gpsd line rejected; later rejections of this kind are only counted",
-            metadata: ["gpsd.reason": "tooLong", "gpsd.line": "\(statistics.linesRead)"])
+            "gpsd.tooLong", "Rejected a gpsd line; later rejections of this kind are only counted",
+            metadata: ["event": "gpsd.line.rejected", "gpsd.reason": "tooLong", "gpsd.line": "\(statistics.linesRead)"])
     }
 
     /// Ends the epoch in progress now (the live source's timer): appends its update, if any.
@@ -175,7 +175,9 @@ public struct GpsdDecoder {
         case .error(let text):
             statistics.linesDecoded += 1
             statistics.gpsdErrors += 1
-            log.log("gpsd.error.\(text)", "gpsd reported an error", metadata: ["gpsd.message": "\(text)"])
+            log.log(
+                "gpsd.error.\(text)", "gpsd reported an error",
+                metadata: ["event": "gpsd.error", "gpsd.message": "\(text)"])
         case .other:
             return ignore()
         }
@@ -275,9 +277,10 @@ public struct GpsdDecoder {
     private mutating func reject(_ reason: LineRejection, _ line: UnsafeBufferPointer<UInt8>) -> LineOutcome {
         statistics.rejected[reason, default: 0] += 1
         log.log(
-            "gpsd.\(reason.rawValue)", "gpsd line rejected; later rejections of this kind are only counted",
+            "gpsd.\(reason.rawValue)", "Rejected a gpsd line; later rejections of this kind are only counted",
             metadata: [
-                "gpsd.reason": "\(reason.rawValue)", "gpsd.line": "\(statistics.linesRead)",
+                "event": "gpsd.line.rejected", "gpsd.reason": "\(reason.rawValue)",
+                "gpsd.line": "\(statistics.linesRead)",
                 "gpsd.excerpt": "\(printableExcerpt(line))",
             ])
         return .rejected(reason)

@@ -55,8 +55,11 @@ extension GpsdLink {
                 failuresInARow = 0
                 if case .version(let version) = outcome {
                     logger.info(
-                        "watching gpsd",
-                        metadata: ["gpsd.endpoint": "\(endpoint)", "gpsd.release": "\(version.release ?? "?")"])
+                        "Watching gpsd",
+                        metadata: [
+                            "event": "gpsd.watching", "gpsd.endpoint": "\(endpoint)",
+                            "gpsd.release": "\(version.release ?? "?")",
+                        ])
                 }
             }
             return action
@@ -73,7 +76,7 @@ extension GpsdLink {
         }
 
         mutating func connected() {
-            logger.debug("connected to gpsd", metadata: ["gpsd.endpoint": "\(endpoint)"])
+            logger.debug("Connected to gpsd", metadata: ["event": "gpsd.connected", "gpsd.endpoint": "\(endpoint)"])
         }
 
         mutating func connectFailed(_ error: ConnectError, output emit: (LocationUpdate) -> Void) {
@@ -82,9 +85,10 @@ extension GpsdLink {
             // The first failure of a series is worth a line; the retries are not.
             let level: Logger.Level = failuresInARow == 1 ? .info : .debug
             logger.log(
-                level: level, "cannot connect to gpsd; retrying",
+                level: level, "Cannot connect to gpsd; retrying",
                 metadata: [
-                    "gpsd.endpoint": "\(endpoint)", "gpsd.error": "\(error)", "gpsd.attempt": "\(failuresInARow)",
+                    "event": "gpsd.connect.failed", "gpsd.endpoint": "\(endpoint)", "error": "\(error)",
+                    "gpsd.attempt": "\(failuresInARow)",
                 ])
             decoder.connectionLost(into: &output)
             drain(into: emit)
@@ -96,8 +100,11 @@ extension GpsdLink {
             if reason == .silent { own.silentTimeouts += 1 }
             failuresInARow += 1
             logger.info(
-                "gpsd connection ended; reconnecting",
-                metadata: ["gpsd.endpoint": "\(endpoint)", "gpsd.reason": "\(reason.rawValue)"])
+                "The gpsd connection ended; reconnecting",
+                metadata: [
+                    "event": "gpsd.connection.lost", "gpsd.endpoint": "\(endpoint)",
+                    "gpsd.reason": "\(reason.rawValue)",
+                ])
             decoder.connectionLost(into: &output)
             epochStartedAt = nil
             drain(into: emit)

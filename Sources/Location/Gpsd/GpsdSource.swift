@@ -26,12 +26,12 @@ public struct GpsdSource: LocationSource {
     ///
     /// - Parameters:
     ///   - configuration: where gpsd is and how the source behaves.
-    ///   - logger: the source's logger.
+    ///   - logger: the source's logger; nothing is logged without one.
     ///   - now: the wall clock (UTC), the time of a fix that gpsd reports without one (a receiver that
     ///     sends no date, GGA or GLL only); the system clock by default.
     /// - Throws: ``LocationError`` with code `.invalidConfiguration` for an out-of-range value.
     public init(
-        configuration: GpsdConfiguration = GpsdConfiguration(), logger: Logger = Logger(label: "myeline.location.gpsd"),
+        configuration: GpsdConfiguration = GpsdConfiguration(), logger: Logger = .discarding,
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(LocationError) {
         try configuration.validate()

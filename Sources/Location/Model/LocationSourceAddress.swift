@@ -123,14 +123,14 @@ public enum LocationSourceAddress: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - gpsd: the gpsd settings other than host, port and device (which come from the address).
     ///   - file: the replay options for a file.
-    ///   - logger: the source's logger.
+    ///   - logger: the source's logger; nothing is logged without one.
     ///   - now: the wall clock (UTC): for gpsd, the time of a fix that gpsd reports without one (a
     ///     receiver that sends no date); for a file, the date of fixes in a file without dates and
     ///     the time of restamped fixes. The system clock by default.
     /// - Throws: ``LocationError`` with code `.invalidConfiguration` for out-of-range settings.
     public func makeSource(
         gpsd: GpsdConfiguration = GpsdConfiguration(), file: FileSource.Options = FileSource.Options(),
-        logger: Logger = Logger(label: "myeline.location"), now: @escaping @Sendable () -> Date = { Date() }
+        logger: Logger = .discarding, now: @escaping @Sendable () -> Date = { Date() }
     ) throws(LocationError) -> any LocationSource {
         switch self {
         case .gpsd(let host, let port, let device):

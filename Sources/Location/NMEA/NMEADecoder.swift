@@ -20,8 +20,8 @@ public struct NMEADecoder {
     /// - Parameters:
     ///   - fallbackDate: the UTC date to assume when the input never gives one (no RMC or ZDA);
     ///     `nil` drops such fixes, counted as ``FixDropReason/missingDate``. Only its day is used.
-    ///   - logger: where the first rejection of each kind is logged (info level).
-    public init(fallbackDate: Date? = nil, logger: Logger = Logger(label: "myeline.location.nmea")) {
+    ///   - logger: where the first rejection of each kind is logged (info level); nothing is logged without one.
+    public init(fallbackDate: Date? = nil, logger: Logger = .discarding) {
         let fallbackDay = fallbackDate.map { Int(($0.timeIntervalSince1970 / 86_400).rounded(.down)) }
         assembler = NMEAEpochAssembler(fallbackDay: fallbackDay)
         log = OnceLogger(logger: logger)
@@ -75,9 +75,9 @@ extension NMEADecoder: LineDecoder {
         statistics.rejected[reason, default: 0] += 1
         let number = lineNumber
         log.log(
-            "nmea.\(reason.rawValue)", "NMEA input rejected; later rejections of this kind are only counted",
+            "nmea.\(reason.rawValue)", "Rejected NMEA input; later rejections of this kind are only counted",
             metadata: [
-                "nmea.reason": "\(reason.rawValue)", "nmea.line": "\(number)",
+                "event": "nmea.input.rejected", "nmea.reason": "\(reason.rawValue)", "nmea.line": "\(number)",
                 "nmea.excerpt": "\(printableExcerpt(line))",
             ])
     }

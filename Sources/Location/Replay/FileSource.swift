@@ -79,13 +79,13 @@ public struct FileSource: LocationSource {
     /// - Parameters:
     ///   - path: the file.
     ///   - options: pacing, looping, gating, format.
-    ///   - logger: where the first rejection of each kind is logged (info level).
+    ///   - logger: where the first rejection of each kind is logged (info level); nothing is logged without one.
     ///   - clock: the clock that paces the replay (tests pass a manual clock; never slept on when
     ///     the pacing is ``ReplayPacing/asFastAsPossible``).
     ///   - now: the wall clock for restamped times.
     /// - Throws: ``LocationError`` with code `.invalidConfiguration` for a non-positive speed or interval.
     public init<C: Clock>(
-        path: String, options: Options = Options(), logger: Logger = Logger(label: "myeline.location.file"),
+        path: String, options: Options = Options(), logger: Logger = .discarding,
         clock: C = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
     ) throws(LocationError) where C.Duration == Duration {
         try options.validate()
@@ -224,8 +224,8 @@ private final class FileReplay: UpdateProducer {
         replayDate = now()
         if wait == nil, options.pacing != .asFastAsPossible { wait = timeline.start() }
         logger.debug(
-            "replaying a location file",
-            metadata: ["location.file": "\(path)", "location.format": "\(detected.rawValue)"])
+            "Replaying a location file",
+            metadata: ["event": "file.replaying", "file.path": "\(path)", "location.format": "\(detected.rawValue)"])
         if detected == .gpx {
             try await surveyGPX(isolation: actor)
             try startLap()
@@ -256,8 +256,8 @@ private final class FileReplay: UpdateProducer {
         gpxUntimed = survey.untimed[gpxKind, default: 0] > 0
         if let error = survey.error {
             logger.info(
-                "GPX file is not well-formed; replaying the points before the error",
-                metadata: ["location.file": "\(path)", "gpx.error": "\(error)"])
+                "The GPX file is not well-formed; replaying the points before the error",
+                metadata: ["event": "gpx.malformed", "file.path": "\(path)", "error": "\(error)"])
         }
     }
 

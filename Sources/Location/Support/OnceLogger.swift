@@ -23,3 +23,9 @@ struct OnceLogger {
         }
     }
 }
+
+extension Logger {
+    /// A logger that writes nothing: the default of the decoders and sources for a caller that gives
+    /// none. The library never makes a logger of its own that writes; the program passes its own.
+    public static let discarding = Logger(label: "myeline.location.discarding") { _ in SwiftLogNoOpLogHandler() }
+}

@@ -41,10 +41,11 @@ enum MosquittoCallbacks {
             if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
                 let line = String(cString: text)
                 context.recordLibraryError(line)
-                context.logger.debug("mqtt.library", metadata: ["mqtt.log": "\(line)"])
+                context.logger.debug("libmosquitto said", metadata: ["event": "mqtt.library", "mqtt.log": "\(line)"])
             } else {
                 // libmosquitto logs every packet at this level: the line is made only when traced.
-                context.logger.trace("mqtt.library", metadata: ["mqtt.log": "\(String(cString: text))"])
+                context.logger.trace(
+                    "libmosquitto said", metadata: ["event": "mqtt.library", "mqtt.log": "\(String(cString: text))"])
             }
         }
     }

@@ -41,7 +41,7 @@ struct DiscoveryRecord {
         case .failure(let error):
             logger.warning(
                 "Cannot read the Home Assistant discovery record",
-                metadata: ["error": "\(error)", "file.path": "\(path)"])
+                metadata: ["event": "homeassistant.record.unreadable", "error": "\(error)", "file.path": "\(path)"])
             return []
         }
     }

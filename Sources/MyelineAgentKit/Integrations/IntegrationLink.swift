@@ -151,7 +151,9 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
                 if await group.next() == .timedOut {
                     logger.warning(
                         "Stopping before the broker acknowledged the last OwnTracks location and lwt",
-                        metadata: ["mqtt.topic": "\(ownTracks.topic.location)"])
+                        metadata: [
+                            "event": "owntracks.farewell.unfinished", "mqtt.topic": "\(ownTracks.topic.location)",
+                        ])
                 }
             }
             group.cancelAll()
@@ -218,7 +220,8 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
             }
             if published == discovery.configs.count {
                 logger.info(
-                    "Published the Home Assistant discovery", metadata: ["homeassistant.configs": "\(published)"])
+                    "Published the Home Assistant discovery",
+                    metadata: ["event": "homeassistant.discovery.published", "homeassistant.configs": "\(published)"])
             }
         }
     }
@@ -237,7 +240,10 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         } catch {
             logger.warning(
                 "Cannot record the Home Assistant discovery topics; turning the option off will not remove them",
-                metadata: ["error": "\(error)", "state.directory": "\(configuration.stateDirectory)"])
+                metadata: [
+                    "event": "homeassistant.record.failed", "error": "\(error)",
+                    "state.directory": "\(configuration.stateDirectory)",
+                ])
         }
     }
 
@@ -259,12 +265,12 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         } catch let error as MQTTError where error.code == .subscriptionRefused {
             logger.warning(
                 "The broker refused the OwnTracks command topic: reportLocation goes unanswered, the rest goes on; give the device's account read access to it in the broker's ACL (docs/integrations.md)",
-                metadata: ["mqtt.topic": "\(topic)", "error": "\(error)"])
+                metadata: ["event": "owntracks.subscribe.refused", "mqtt.topic": "\(topic)", "error": "\(error)"])
             return
         } catch {
             logger.warning(
                 "Cannot subscribe to the OwnTracks command topic: reportLocation goes unanswered, the rest goes on",
-                metadata: ["mqtt.topic": "\(topic)", "error": "\(error)"])
+                metadata: ["event": "owntracks.subscribe.failed", "mqtt.topic": "\(topic)", "error": "\(error)"])
             return
         }
         for await message in commands { await answer(message) }
@@ -276,26 +282,33 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         do throws(OwnTracksCodec.DecodingError) {
             guard case .command(let name) = try OwnTracksCodec.decode(message.payload).message else {
                 logger.warning(
-                    "Ignoring an OwnTracks message that is not a cmd", metadata: ["mqtt.topic": "\(message.topic)"])
+                    "Ignoring an OwnTracks message that is not a cmd",
+                    metadata: ["event": "owntracks.command.ignored", "mqtt.topic": "\(message.topic)"])
                 return
             }
             action = name
         } catch {
             logger.warning(
                 "Ignoring a malformed OwnTracks command",
-                metadata: ["mqtt.topic": "\(message.topic)", "myeline.reason": "\(error.reason)"])
+                metadata: [
+                    "event": "owntracks.command.malformed", "mqtt.topic": "\(message.topic)",
+                    "myeline.reason": "\(error.reason)",
+                ])
             return
         }
         guard action == OwnTracksMessage.reportLocationAction else {
             logger.info(
-                "Ignoring an OwnTracks command the agent does not support", metadata: ["owntracks.action": "\(action)"])
+                "Ignoring an OwnTracks command the agent does not support",
+                metadata: ["event": "owntracks.command.unsupported", "owntracks.action": "\(action)"])
             return
         }
         guard var location = pacing.withLock({ $0.report() }) else {
-            logger.info("Cannot answer reportLocation: no fix yet")
+            logger.info(
+                "Cannot answer reportLocation: no fix yet", metadata: ["event": "owntracks.report-location.unanswered"])
             return
         }
-        logger.info("Answering an OwnTracks reportLocation command")
+        logger.info(
+            "Answering an OwnTracks reportLocation command", metadata: ["event": "owntracks.report-location.answered"])
         location.trigger = OwnTracksLocation.Trigger.reportLocation
         await publishLocation(location)
     }
@@ -351,13 +364,15 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
                 logger.warning(
                     "The broker refused an integration's message: the agent goes on without that integration until it restarts; give the device's account write access to the topic in the broker's ACL (docs/integrations.md)",
                     metadata: [
+                        "event": "integration.publish.refused",
                         "myeline.integration": "\(integration.rawValue)", "mqtt.topic": "\(topic)", "error": "\(error)",
                     ])
             }
             return false
         } catch {
             logger.warning(
-                "Cannot publish to an integration topic", metadata: ["mqtt.topic": "\(topic)", "error": "\(error)"])
+                "Cannot publish to an integration topic",
+                metadata: ["event": "integration.publish.failed", "mqtt.topic": "\(topic)", "error": "\(error)"])
             return false
         }
     }

@@ -49,7 +49,8 @@ enum IntentClient {
                     case .wait:
                         continue
                     case .send:
-                        logger.debug("Sending the command", metadata: ["mqtt.topic": "\(commandTopic)"])
+                        logger.debug(
+                            "Sending the command", metadata: ["event": "intent.sent", "mqtt.topic": "\(commandTopic)"])
                         group.addTask {
                             do {
                                 let subscription = try await client.subscribe(to: filters)
@@ -62,10 +63,15 @@ enum IntentClient {
                             }
                         }
                     case .ignore(.otherCommand(let id)):
-                        logger.debug("Ignored the result of another command", metadata: ["myeline.command": "\(id)"])
+                        logger.debug(
+                            "Ignored the result of another command",
+                            metadata: ["event": "intent.result.ignored", "myeline.command": "\(id)"])
                     case .ignore(.invalid(let topic, let problem)):
                         logger.warning(
-                            "Ignored an invalid payload", metadata: ["mqtt.topic": "\(topic)", "error": "\(problem)"])
+                            "Ignored an invalid payload",
+                            metadata: [
+                                "event": "intent.payload.invalid", "mqtt.topic": "\(topic)", "error": "\(problem)",
+                            ])
                     case .finish(let outcome):
                         return outcome
                     }
