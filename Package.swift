@@ -318,6 +318,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "MyelineWireTests",
+            dependencies: ["LiveActivity", "MyelineWire", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "InteropTests",
             dependencies: ["Interop", "TestSupport"],
             swiftSettings: strict

@@ -289,7 +289,9 @@ struct AgentBrokerOutageIntegrationTests {
                 }
                 agent.signal(SIGTERM)
                 #expect(try await agent.waitForExit() == 0)
-                #expect(agent.output.contains("event=mqtt.connection.lost") || agent.output.contains("event=mqtt.connect.failed"))
+                #expect(
+                    agent.output.contains("event=mqtt.connection.lost")
+                        || agent.output.contains("event=mqtt.connect.failed"))
             }
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
             let retained = try await AgentHarness.retainedActivities(broker)

@@ -310,7 +310,8 @@ struct MQTTClientIntegrationTests {
                 }
                 let backAfter = configurations.compactMap { configuration in
                     records.all.first {
-                        $0.label == configuration.clientID && $0.metadata["event"] == "mqtt.connected" && $0.time > restarted
+                        $0.label == configuration.clientID && $0.metadata["event"] == "mqtt.connected"
+                            && $0.time > restarted
                     }
                     .map { ($0.time - restarted) / .seconds(1) }
                 }

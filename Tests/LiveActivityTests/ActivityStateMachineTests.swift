@@ -1,6 +1,7 @@
 import Foundation
 import LiveActivity
 import Testing
+import TestSupport
 
 /// The lifecycle rules as a table: (state reached by `given`, event) -> (state, changes, error, deadline).
 @Suite("ActivityStateMachine")

@@ -1,6 +1,7 @@
 import Foundation
 import LiveActivity
 import Testing
+import TestSupport
 
 /// One activity's lifecycle, observed through its streams; time moves only through `refresh()`.
 @Suite("Activity", .timeLimit(.minutes(1)))

@@ -2,6 +2,7 @@ import Foundation
 import LiveActivity
 import MyelineWire
 import Testing
+import TestSupport
 
 /// One payload as the real encoder writes it, with a check that decoding loses nothing.
 struct WireSample: Sendable {

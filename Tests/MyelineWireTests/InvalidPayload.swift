@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A hand-made payload that breaks the contract (mostly a golden payload with one change), the
 /// problem the decoder must name, and whether the JSON Schema must reject it too.

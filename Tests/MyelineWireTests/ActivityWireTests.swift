@@ -2,6 +2,7 @@ import Foundation
 import LiveActivity
 import MyelineWire
 import Testing
+import TestSupport
 
 /// `ActivityWire`: what each event and message of the contract becomes on the wire (docs/topics.md),
 /// as a table: topic, retain, content type, message expiry, replaceability.

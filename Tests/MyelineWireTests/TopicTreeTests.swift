@@ -1,6 +1,7 @@
 import LiveActivity
 import MyelineWire
 import Testing
+import TestSupport
 
 @Suite("Device ids, topic prefixes and topics")
 struct TopicTreeTests {

@@ -2,6 +2,7 @@ import Foundation
 import LiveActivity
 import MyelineWire
 import Testing
+import TestSupport
 
 /// Hostile envelopes and commands: NaN and infinity spelled every way, huge numbers, invalid UTF-8,
 /// deep nesting, 10 MB values, duplicate keys, rollover epochs and far-future dates.

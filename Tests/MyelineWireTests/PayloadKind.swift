@@ -1,6 +1,7 @@
 import Foundation
 import LiveActivity
 import MyelineWire
+import TestSupport
 
 /// The payload types, by their schema file in docs/schema.
 enum PayloadKind: String, Sendable, CaseIterable {

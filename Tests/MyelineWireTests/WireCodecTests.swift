@@ -2,6 +2,7 @@ import Foundation
 import LiveActivity
 import MyelineWire
 import Testing
+import TestSupport
 
 /// The exact bytes of every payload (keys sorted, dates as epoch seconds rounded to milliseconds,
 /// absent optionals omitted), and that decoding them loses nothing.

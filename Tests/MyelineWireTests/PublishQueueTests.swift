@@ -2,6 +2,7 @@ import Foundation
 import LiveActivity
 import MyelineWire
 import Testing
+import TestSupport
 
 @Suite("PublishQueue")
 struct PublishQueueTests {
