@@ -41,7 +41,7 @@ extension AgentCore {
                 let model = ActivityModel(
                     id: record.activityID, attributes: record.attributes, content: content, now: now,
                     resumingAfter: max(1, record.lastSeq))
-                trips.append(Trip(model: model, tracker: tracker, trackSeq: trackSeq))
+                activities.append(RunningActivity(model: model, tracker: tracker, trackSeq: trackSeq))
                 batch.log(
                     .info, "Activity resumed",
                     [
@@ -58,7 +58,7 @@ extension AgentCore {
 
     /// Starts a new activity when none runs (autostart).
     mutating func startIfIdle(now: Date, into batch: inout Batch) {
-        guard !trips.contains(where: \.isRunning) else { return }
+        guard !activities.contains(where: \.isRunning) else { return }
         do throws(ActivityError) {
             _ = try start(id: nil, now: now, into: &batch)
         } catch {
@@ -89,7 +89,7 @@ extension AgentCore {
         let content = tracker.start(now: now).content ?? tracker.content(now: now)
         try ActivityModel<Attributes>.validateSize(of: content.state)
         let model = ActivityModel(id: id, attributes: attributes, content: content, now: now)
-        trips.append(Trip(model: model, tracker: tracker, trackSeq: 0))
+        activities.append(RunningActivity(model: model, tracker: tracker, trackSeq: 0))
         batch.log(.info, "Activity started", ["myeline.device": settings.device.rawValue, "myeline.activity": id])
         return id
     }
@@ -99,10 +99,10 @@ extension AgentCore {
     /// ActivityKit counts it until it is dismissed).
     private func admit(_ id: String) throws(ActivityError) {
         try ActivityModel<Attributes>.validate(id: id)
-        guard !trips.contains(where: { $0.id == id }), pendingClears[id] == nil else {
+        guard !activities.contains(where: { $0.id == id }), pendingClears[id] == nil else {
             throw ActivityError(.duplicateActivityID, "cannot start activity \"\(id)\": one with that id is live")
         }
-        let live = trips.count + pendingClears.count
+        let live = activities.count + pendingClears.count
         guard live < settings.maximumActivities else {
             throw ActivityError(
                 .tooManyActivities,
@@ -138,20 +138,20 @@ extension AgentCore {
             if let fix = update.fix { checkClock(fixTime: fix.time, now: now, into: &batch) }
         }
         if let fix = update.fix { batch.actions.append(.forward(fix)) }
-        for index in trips.indices where trips[index].isRunning {
-            collect(trips[index].tracker.receive(update, now: now, recordedAt: recorded), at: index, into: &batch)
+        for index in activities.indices where activities[index].isRunning {
+            collect(activities[index].tracker.receive(update, now: now, recordedAt: recorded), at: index, into: &batch)
         }
     }
 
     /// Lets time act: trackers' deadlines, dismissal dates, the source's silence.
     mutating func tick(now: Date, into batch: inout Batch) {
-        for index in trips.indices {
-            if trips[index].isRunning {
-                guard let due = trips[index].tracker.nextDeadline, due <= now else { continue }
-                collect(trips[index].tracker.tick(now: now), at: index, into: &batch)
+        for index in activities.indices {
+            if activities[index].isRunning {
+                guard let due = activities[index].tracker.nextDeadline, due <= now else { continue }
+                collect(activities[index].tracker.tick(now: now), at: index, into: &batch)
             } else {
-                for case .event(let event) in trips[index].model.tick(now: now) where event.kind == .dismissed {
-                    batch.envelopes.append(.clear(activityID: trips[index].id))
+                for case .event(let event) in activities[index].model.tick(now: now) where event.kind == .dismissed {
+                    batch.envelopes.append(.clear(activityID: activities[index].id))
                 }
             }
         }
@@ -160,27 +160,27 @@ extension AgentCore {
             finished.insert(activityID)
             batch.envelopes.append(.clear(activityID: activityID))
         }
-        guard watch.tick(now: clocks.uptime), trips.contains(where: \.isRunning) else { return }
+        guard watch.tick(now: clocks.uptime), activities.contains(where: \.isRunning) else { return }
         batch.log(
             .warning, "The location source has said nothing for too long; the activity shows no location until it does",
             ["source.silence_s": watch.limit.map { "\($0)" } ?? "-"])
         // What gpsd reports when it cannot be reached: the tracker drops the position at once,
         // with no grace, so that no heartbeat shows an old position as current.
         let silent = LocationUpdate(noFix: .sourceUnavailable, time: now)
-        for index in trips.indices where trips[index].isRunning {
-            collect(trips[index].tracker.receive(silent, now: now), at: index, into: &batch)
+        for index in activities.indices where activities[index].isRunning {
+            collect(activities[index].tracker.receive(silent, now: now), at: index, into: &batch)
         }
     }
 
     /// Takes a tracker's output for trip `index`: its track point joins the batch's.
     mutating func collect(_ output: Tracker.Output, at index: Int, into batch: inout Batch) {
-        guard let fix = trips[index].take(output) else { return }
-        let seq = trips[index].trackSeq
-        let point = TrackPoint(fix: fix, device: settings.device, activity: trips[index].id, seq: seq)
+        guard let fix = activities[index].take(output) else { return }
+        let seq = activities[index].trackSeq
+        let point = TrackPoint(fix: fix, device: settings.device, activity: activities[index].id, seq: seq)
         do {
             batch.points.append(
                 TrackPointEntry(
-                    topic: settings.topics.track(device: settings.device, activityID: trips[index].id),
+                    topic: settings.topics.track(device: settings.device, activityID: activities[index].id),
                     payload: Array(try WireCodec.encode(point)), seq: seq))
         } catch {
             batch.log(.error, "Cannot encode a track point", ["error": "\(error)"])
@@ -194,15 +194,15 @@ extension AgentCore {
     /// before it reaches the broker, and never reused after a crash.
     mutating func flush(now: Date, into batch: inout Batch) {
         var envelopes: [Outgoing] = []
-        for index in trips.indices {
-            if trips[index].announce {
-                trips[index].announce = false
-                envelopes += outgoing(trips[index].model.lastEvent, now: now)
+        for index in activities.indices {
+            if activities[index].announce {
+                activities[index].announce = false
+                envelopes += outgoing(activities[index].model.lastEvent, now: now)
             }
-            guard let pending = trips[index].pending else { continue }
-            trips[index].pending = nil
+            guard let pending = activities[index].pending else { continue }
+            activities[index].pending = nil
             do throws(ActivityError) {
-                let changes = try trips[index].model.update(pending.content, alert: pending.alert, now: now)
+                let changes = try activities[index].model.update(pending.content, alert: pending.alert, now: now)
                 for case .event(let event) in changes { envelopes += outgoing(event, now: now) }
             } catch {
                 batch.log(.error, "Cannot update the activity", ["error": error.message])
@@ -210,15 +210,15 @@ extension AgentCore {
         }
         var changed: [Record] = []
         var milestones: Set<String> = []
-        for index in trips.indices where trips[index].unsaved {
-            trips[index].unsaved = false
-            if trips[index].milestone { milestones.insert(trips[index].id) }
-            trips[index].milestone = false
+        for index in activities.indices where activities[index].unsaved {
+            activities[index].unsaved = false
+            if activities[index].milestone { milestones.insert(activities[index].id) }
+            activities[index].milestone = false
             do {
-                changed.append(try record(of: trips[index], now: now))
-                records.insert(trips[index].id)
+                changed.append(try record(of: activities[index], now: now))
+                records.insert(activities[index].id)
             } catch {
-                batch.log(.error, "Cannot encode the trip totals", ["error": "\(error)"])
+                batch.log(.error, "Cannot encode the activity totals", ["error": "\(error)"])
             }
         }
         if !changed.isEmpty || !batch.points.isEmpty {
@@ -244,13 +244,14 @@ extension AgentCore {
         return [.envelope(envelope, expiry: expiry)]
     }
 
-    /// The record to save for `trip` now.
-    private func record(of trip: Trip, now: Date) throws -> Record {
+    /// The record to save for `activity` now.
+    private func record(of activity: RunningActivity, now: Date) throws -> Record {
         Record(
-            activityID: trip.id, attributesType: Attributes.typeName, lastSeq: trip.model.lastEvent.seq,
-            trackSeq: trip.trackSeq, attributes: trip.model.attributes,
-            tripTotals: try JSONEncoder().encode(trip.tracker.snapshot(now: now)), startedAt: trip.tracker.startedAt,
-            dismissalDate: trip.dismissalDate)
+            activityID: activity.id, attributesType: Attributes.typeName, lastSeq: activity.model.lastEvent.seq,
+            trackSeq: activity.trackSeq, attributes: activity.model.attributes,
+            tripTotals: try JSONEncoder().encode(activity.tracker.snapshot(now: now)),
+            startedAt: activity.tracker.startedAt,
+            dismissalDate: activity.dismissalDate)
     }
 
     // MARK: - End
@@ -259,15 +260,15 @@ extension AgentCore {
     /// Its dismissal date is saved before the end is published, so a restart clears it rather than
     /// resuming it.
     mutating func stop(_ activityID: String, now: Date, into batch: inout Batch) {
-        guard let index = trips.firstIndex(where: { $0.id == activityID && $0.isRunning }) else { return }
-        let final = trips[index].tracker.stop(now: now)
+        guard let index = activities.firstIndex(where: { $0.id == activityID && $0.isRunning }) else { return }
+        let final = activities[index].tracker.stop(now: now)
         let policy = settings.dismissal.policy(endingAt: now)
-        trips[index].pending = nil
+        activities[index].pending = nil
         do throws(ActivityError) {
-            let changes = try trips[index].model.end(final, dismissalPolicy: policy, now: now)
-            trips[index].dismissalDate = policy.dismissalDate(endedAt: now)
-            trips[index].unsaved = true
-            trips[index].milestone = true
+            let changes = try activities[index].model.end(final, dismissalPolicy: policy, now: now)
+            activities[index].dismissalDate = policy.dismissalDate(endedAt: now)
+            activities[index].unsaved = true
+            activities[index].milestone = true
             for case .event(let event) in changes { batch.envelopes += outgoing(event, now: now) }
         } catch {
             batch.log(.error, "Cannot end the activity", ["error": error.message])
@@ -277,7 +278,7 @@ extension AgentCore {
             .info, "Activity ended",
             [
                 "myeline.activity": activityID,
-                "myeline.dismissal": trips[index].dismissalDate.map { "\($0)" } ?? "-",
+                "myeline.dismissal": activities[index].dismissalDate.map { "\($0)" } ?? "-",
             ])
     }
 
@@ -286,14 +287,14 @@ extension AgentCore {
     mutating func shutDown(failure: String?, now: Date, into batch: inout Batch) {
         // What the batch changed before the end is published first, as the last update.
         flush(now: now, into: &batch)
-        for trip in trips where trip.isRunning {
+        for activity in activities where activity.isRunning {
             if settings.endOnExit {
-                stop(trip.id, now: now, into: &batch)
+                stop(activity.id, now: now, into: &batch)
             } else {
-                batch.log(.info, "Activity kept for the next start", ["myeline.activity": trip.id])
+                batch.log(.info, "Activity kept for the next start", ["myeline.activity": activity.id])
             }
         }
-        for index in trips.indices { trips[index].unsaved = true }
+        for index in activities.indices { activities[index].unsaved = true }
         flush(now: now, into: &batch)
         isFinished = true
         batch.actions.append(

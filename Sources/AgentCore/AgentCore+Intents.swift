@@ -9,8 +9,8 @@ extension AgentCore {
     /// before the reply.
     mutating func execute(_ command: Command, now: Date, into batch: inout Batch) {
         let plan = IntentPlan(
-            command, running: trips.filter(\.isRunning).map(\.id),
-            ended: trips.filter { !$0.isRunning }.map(\.id) + pendingClears.keys.sorted())
+            command, running: activities.filter(\.isRunning).map(\.id),
+            ended: activities.filter { !$0.isRunning }.map(\.id) + pendingClears.keys.sorted())
         let result: CommandResult
         switch plan {
         case .start(let id):
@@ -26,13 +26,13 @@ extension AgentCore {
             stop(activity, now: now, into: &batch)
             result = .success(for: command, activity: activity, timestamp: now)
         case .pause(let activity), .resume(let activity):
-            if let index = trips.firstIndex(where: { $0.id == activity }) {
+            if let index = activities.firstIndex(where: { $0.id == activity }) {
                 let output =
                     plan == .pause(activity)
-                    ? trips[index].tracker.pause(now: now) : trips[index].tracker.resume(now: now)
+                    ? activities[index].tracker.pause(now: now) : activities[index].tracker.resume(now: now)
                 collect(output, at: index, into: &batch)
-                trips[index].unsaved = true
-                trips[index].milestone = true
+                activities[index].unsaved = true
+                activities[index].milestone = true
             }
             result = .success(for: command, activity: activity, timestamp: now)
         case .update(let activity):
@@ -40,9 +40,10 @@ extension AgentCore {
         case .report(let activity):
             // The status again, as it stands: `since` stays the connection's.
             publishOnline(now: now, into: &batch)
-            if let activity, let index = trips.firstIndex(where: { $0.id == activity }) {
-                trips[index].pending = Trip.Pending(content: trips[index].tracker.content(now: now))
-                trips[index].unsaved = true
+            if let activity, let index = activities.firstIndex(where: { $0.id == activity }) {
+                activities[index].pending = RunningActivity.Pending(
+                    content: activities[index].tracker.content(now: now))
+                activities[index].unsaved = true
             }
             result = .success(for: command, activity: activity, timestamp: now)
         case .refuse(let reason):
@@ -64,10 +65,10 @@ extension AgentCore {
     private mutating func update(_ activity: String, with command: Command, now: Date, into batch: inout Batch)
         -> CommandResult
     {
-        guard let index = trips.firstIndex(where: { $0.id == activity }) else {
+        guard let index = activities.firstIndex(where: { $0.id == activity }) else {
             return .failure(for: command, error: "no running activity \"\(activity)\" on this device", timestamp: now)
         }
-        var tracker = trips[index].tracker
+        var tracker = activities[index].tracker
         let changes = Tracker.Remote(
             destination: command.destination, status: command.status, relevanceScore: command.relevanceScore)
         var output = tracker.change(changes, alerting: command.alert != nil, now: now)
@@ -76,11 +77,11 @@ extension AgentCore {
         } catch {
             return .failure(for: command, error: error.message, activity: activity, timestamp: now)
         }
-        trips[index].tracker = tracker
+        activities[index].tracker = tracker
         if let alert = command.alert { output.alert = alert }
         collect(output, at: index, into: &batch)
-        trips[index].unsaved = true
-        trips[index].milestone = true
+        activities[index].unsaved = true
+        activities[index].milestone = true
         return .success(for: command, activity: activity, timestamp: now)
     }
 }

@@ -18,7 +18,7 @@ extension AgentCore {
     /// program's on this device (docs/library.md), not the agent's to end. Past
     /// ``maximumOrphans``, an orphan is only counted (``ignoredOrphans``) and stays on the broker.
     mutating func reconcile(activityID: String, payload: [UInt8], now: Date, into batch: inout Batch) {
-        guard !payload.isEmpty, !conflict.isDetected, !trips.contains(where: { $0.id == activityID }),
+        guard !payload.isEmpty, !conflict.isDetected, !activities.contains(where: { $0.id == activityID }),
             pendingClears[activityID] == nil, !finished.contains(activityID)
         else { return }
         if let header = try? WireCodec.decode(EnvelopeHeader.self, from: Data(payload)),
@@ -47,7 +47,7 @@ extension AgentCore {
 
     /// An activity's retained envelope is cleared: it is over, and its record, if it has one, goes.
     mutating func forget(_ activityID: String, into batch: inout Batch) {
-        trips.removeAll { $0.id == activityID }
+        activities.removeAll { $0.id == activityID }
         pendingClears[activityID] = nil
         finished.insert(activityID)
         if records.remove(activityID) != nil { batch.actions.append(.removeState(activityID: activityID)) }

@@ -144,7 +144,7 @@ public struct AgentCore: Sendable {
     /// The settings the core was made with.
     public let settings: AgentCoreSettings
     /// The activities this process runs or has ended and not yet cleared, oldest first.
-    public internal(set) var trips: [Trip] = []
+    public internal(set) var activities: [RunningActivity] = []
     /// Activities that ended before a restart, and when their retained envelope is to be cleared.
     public internal(set) var pendingClears: [String: Date] = [:]
     /// Whether the client is connected now.
@@ -217,14 +217,14 @@ public struct AgentCore: Sendable {
     /// nil when only an event can change anything.
     public var nextDeadline: Date? {
         var dates = pendingClears.map(\.value)
-        for trip in trips {
-            if trip.isRunning {
-                if let date = trip.tracker.nextDeadline { dates.append(date) }
-            } else if let date = trip.model.nextDeadline {
+        for activity in activities {
+            if activity.isRunning {
+                if let date = activity.tracker.nextDeadline { dates.append(date) }
+            } else if let date = activity.model.nextDeadline {
                 dates.append(date)
             }
         }
-        if trips.contains(where: \.isRunning), let silence = watch.deadline {
+        if activities.contains(where: \.isRunning), let silence = watch.deadline {
             dates.append(clocks.now.addingTimeInterval(silence - clocks.uptime))
         }
         return dates.min()
@@ -289,7 +289,9 @@ public struct AgentCore: Sendable {
         case .sourceLap:
             timeline.lapStarted()
             watch.restart(at: clocks.uptime)
-            for index in trips.indices where trips[index].isRunning { trips[index].tracker.startSegment() }
+            for index in activities.indices where activities[index].isRunning {
+                activities[index].tracker.startSegment()
+            }
             batch.log(.debug, "The replay starts its file again")
         case .sourceEnded(let failure):
             if let failure {

@@ -20,7 +20,7 @@ struct AgentCoreStartTests {
         let persist = actions.firstIndex { if case .persist = $0 { true } else { false } }
         let publish = actions.firstIndex { if case .publish = $0 { true } else { false } }
         #expect(try #require(persist) < #require(publish))
-        #expect(script.core.trips.map(\.id) == ["a1"])
+        #expect(script.core.activities.map(\.id) == ["a1"])
     }
 
     @Test func withoutAutostartNothingStartsUntilACommand() {

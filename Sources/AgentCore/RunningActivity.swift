@@ -6,7 +6,7 @@ import Tracking
 
 /// One of the agent's activities while this process runs it: the activity's lifecycle, its
 /// tracker, its track seq, and what waits to be saved and published.
-public struct Trip: Sendable {
+public struct RunningActivity: Sendable {
     /// The activity: lifecycle, content and event numbering.
     public internal(set) var model: ActivityModel<LocationActivityAttributes>
     /// What to publish when.
