@@ -18,7 +18,7 @@ extension AgentCore {
             records.insert(record.activityID)
             guard record.attributesType == Attributes.typeName, record.attributes.deviceID == settings.device else {
                 batch.log(
-                    .warning, "Ignoring a saved activity of another device or type",
+                    .warning, "agent.saved.ignored", "Ignoring a saved activity of another device or type",
                     ["myeline.activity": record.activityID, "state.directory": settings.stateDirectory])
                 continue
             }
@@ -43,14 +43,14 @@ extension AgentCore {
                     resumingAfter: max(1, record.lastSeq))
                 activities.append(RunningActivity(model: model, tracker: tracker, trackSeq: trackSeq))
                 batch.log(
-                    .info, "Activity resumed",
+                    .info, "agent.activity.resumed", "Activity resumed",
                     [
                         "myeline.activity": record.activityID, "myeline.seq": "\(model.lastEvent.seq)",
                         "myeline.trackSeq": "\(trackSeq)",
                     ])
             } catch {
                 batch.log(
-                    .error, "Cannot resume a saved activity",
+                    .error, "agent.activity.resume.failed", "Cannot resume a saved activity",
                     ["myeline.activity": record.activityID, "error": error.message])
             }
         }
@@ -62,7 +62,7 @@ extension AgentCore {
         do throws(ActivityError) {
             _ = try start(id: nil, now: now, into: &batch)
         } catch {
-            batch.log(.error, "Cannot start an activity", ["error": error.message])
+            batch.log(.error, "agent.activity.start.failed", "Cannot start an activity", ["error": error.message])
         }
     }
 
@@ -90,7 +90,9 @@ extension AgentCore {
         try ActivityModel<Attributes>.validateSize(of: content.state)
         let model = ActivityModel(id: id, attributes: attributes, content: content, now: now)
         activities.append(RunningActivity(model: model, tracker: tracker, trackSeq: 0))
-        batch.log(.info, "Activity started", ["myeline.device": settings.device.rawValue, "myeline.activity": id])
+        batch.log(
+            .info, "agent.activity.started", "Activity started",
+            ["myeline.device": settings.device.rawValue, "myeline.activity": id])
         return id
     }
 
@@ -125,7 +127,7 @@ extension AgentCore {
     /// one timeline across laps, times the trip); a receiver's fix is checked against the clock.
     mutating func receive(_ update: LocationUpdate, now: Date, into batch: inout Batch) {
         if watch.updated(at: clocks.uptime) {
-            batch.log(.notice, "The location source reports again")
+            batch.log(.notice, "agent.source.back", "The location source reports again")
         }
         var update = update
         var recorded: Date?
@@ -162,7 +164,8 @@ extension AgentCore {
         }
         guard watch.tick(now: clocks.uptime), activities.contains(where: \.isRunning) else { return }
         batch.log(
-            .warning, "The location source has said nothing for too long; the activity shows no location until it does",
+            .warning, "agent.source.silent",
+            "The location source has said nothing for too long; the activity shows no location until it does",
             ["source.silence_s": watch.limit.map { "\($0)" } ?? "-"])
         // What gpsd reports when it cannot be reached: the tracker drops the position at once,
         // with no grace, so that no heartbeat shows an old position as current.
@@ -183,7 +186,7 @@ extension AgentCore {
                     topic: settings.topics.track(device: settings.device, activityID: activities[index].id),
                     payload: Array(try WireCodec.encode(point)), seq: seq))
         } catch {
-            batch.log(.error, "Cannot encode a track point", ["error": "\(error)"])
+            batch.log(.error, "agent.point.encode.failed", "Cannot encode a track point", ["error": "\(error)"])
         }
     }
 
@@ -205,7 +208,8 @@ extension AgentCore {
                 let changes = try activities[index].model.update(pending.content, alert: pending.alert, now: now)
                 for case .event(let event) in changes { envelopes += outgoing(event, now: now) }
             } catch {
-                batch.log(.error, "Cannot update the activity", ["error": error.message])
+                batch.log(
+                    .error, "agent.activity.update.failed", "Cannot update the activity", ["error": error.message])
             }
         }
         var changed: [Record] = []
@@ -218,7 +222,8 @@ extension AgentCore {
                 changed.append(try record(of: activities[index], now: now))
                 records.insert(activities[index].id)
             } catch {
-                batch.log(.error, "Cannot encode the activity totals", ["error": "\(error)"])
+                batch.log(
+                    .error, "agent.totals.encode.failed", "Cannot encode the activity totals", ["error": "\(error)"])
             }
         }
         if !changed.isEmpty || !batch.points.isEmpty {
@@ -271,11 +276,11 @@ extension AgentCore {
             activities[index].milestone = true
             for case .event(let event) in changes { batch.envelopes += outgoing(event, now: now) }
         } catch {
-            batch.log(.error, "Cannot end the activity", ["error": error.message])
+            batch.log(.error, "agent.activity.end.failed", "Cannot end the activity", ["error": error.message])
             return
         }
         batch.log(
-            .info, "Activity ended",
+            .info, "agent.activity.ended", "Activity ended",
             [
                 "myeline.activity": activityID,
                 "myeline.dismissal": activities[index].dismissalDate.map { "\($0)" } ?? "-",
@@ -291,7 +296,8 @@ extension AgentCore {
             if settings.endOnExit {
                 stop(activity.id, now: now, into: &batch)
             } else {
-                batch.log(.info, "Activity kept for the next start", ["myeline.activity": activity.id])
+                batch.log(
+                    .info, "agent.activity.kept", "Activity kept for the next start", ["myeline.activity": activity.id])
             }
         }
         for index in activities.indices { activities[index].unsaved = true }

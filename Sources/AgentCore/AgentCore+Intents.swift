@@ -51,7 +51,8 @@ extension AgentCore {
         }
         flush(now: now, into: &batch)
         batch.log(
-            .info, result.ok ? "Command carried out" : "Command refused",
+            .info, result.ok ? "agent.command.done" : "agent.command.refused",
+            result.ok ? "Command carried out" : "Command refused",
             [
                 "myeline.command": command.id, "myeline.intent": command.intent.rawValue,
                 "myeline.activity": result.activity ?? "-", "myeline.reason": result.error ?? "-",

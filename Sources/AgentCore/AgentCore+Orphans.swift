@@ -34,7 +34,7 @@ extension AgentCore {
         finished.insert(activityID)
         let envelope = try? WireCodec.decode(ActivityEnvelope<Attributes>.self, from: Data(payload))
         batch.log(
-            .warning, "Ending and clearing an activity this agent does not know",
+            .warning, "agent.orphan.cleared", "Ending and clearing an activity this agent does not know",
             [
                 "myeline.activity": activityID,
                 "myeline.reason": envelope == nil ? "its retained message does not decode" : "no saved state",
@@ -60,6 +60,7 @@ extension AgentCore {
         ignoredOrphansLogged = true
         batch.log(
             .warning,
+            "agent.orphans.too-many",
             "Too many unknown retained activities on this device's topics: the rest stay on the broker; remove them there (docs/security.md)",
             [
                 "myeline.orphans.ended": "\(orphansEnded)", "myeline.orphans.ignored": "\(ignoredOrphans)",

@@ -11,7 +11,8 @@ extension AgentCore {
     mutating func publishOnline(now: Date, into batch: inout Batch) {
         if health.dropped > 0 {
             batch.log(
-                .warning, "Track points were dropped while the broker was unreachable: the outbox was full",
+                .warning, "agent.points.dropped",
+                "Track points were dropped while the broker was unreachable: the outbox was full",
                 ["outbox.dropped": "\(health.dropped)"])
         }
         batch.actions.append(
@@ -48,6 +49,7 @@ extension AgentCore {
             statusCorrection.loggedIn = connection
             batch.log(
                 .warning,
+                "agent.status.foreign",
                 "A status this agent did not publish is on its status topic: publishing its own online status again",
                 [
                     "myeline.state": status.state.rawValue, "myeline.instance.other": status.instance ?? "(none)",
@@ -77,6 +79,7 @@ extension AgentCore {
             if !wasFailing {
                 batch.log(
                     .error,
+                    "agent.storage.failed",
                     "Cannot save to the state directory; track points are lost until it works again, live updates go on",
                     [
                         "error": failure, "state.directory": settings.stateDirectory, "outbox.batch": "\(points)",
@@ -85,7 +88,7 @@ extension AgentCore {
             health.storageError = String(failure.prefix(Self.maximumStorageErrorLength))
         } else if wasFailing {
             batch.log(
-                .notice, "Saving to the state directory works again",
+                .notice, "agent.storage.recovered", "Saving to the state directory works again",
                 ["state.directory": settings.stateDirectory, "outbox.unsaved": "\(health.unsavedPoints)"])
             health.storageError = nil
             health.unsavedPoints = 0
@@ -102,10 +105,11 @@ extension AgentCore {
         if let offset {
             batch.log(
                 .warning,
+                "agent.clock.off",
                 "The system clock disagrees with the receiver's GPS time; the agent's own timestamps are off, fix times and stale dates are the receiver's",
                 ["clock.offset_s": "\(offset)", "clock.now": "\(now)", "gps.time": "\(fixTime)"])
         } else {
-            batch.log(.notice, "The system clock agrees with the receiver's GPS time again")
+            batch.log(.notice, "agent.clock.agrees", "The system clock agrees with the receiver's GPS time again")
         }
         health.clockOffset = offset
         publishOnline(now: now, into: &batch)
@@ -121,11 +125,12 @@ extension AgentCore {
             batch.actions.append(.reconnectSlowly)
             batch.log(
                 .error,
+                "agent.device.duplicate",
                 "Two agents use this device id: give each tracker its own device.id (each takes the other's broker session over; this one now reconnects after mqtt.reconnect.max-delay)",
                 [evidence: value, "myeline.device": settings.device.rawValue, "myeline.instance": settings.instance])
         case .lostAgain(let losses):
             batch.log(
-                .info, "Connection lost while another agent uses this device id",
+                .info, "agent.duplicate.lost", "Connection lost while another agent uses this device id",
                 ["myeline.device": settings.device.rawValue, "mqtt.losses": "\(losses)"])
         }
     }

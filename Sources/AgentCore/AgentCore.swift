@@ -267,8 +267,12 @@ public struct AgentCore: Sendable {
         /// Envelopes and clears to publish after the flush's persist.
         var envelopes: [Outgoing] = []
 
-        mutating func log(_ level: Logger.Level, _ message: String, _ metadata: [String: String] = [:]) {
-            actions.append(.log(LogEntry(level, message, metadata)))
+        /// A line for the agent's log, named by `event` (docs/logging.md): a constant `message`, the
+        /// values in `metadata`.
+        mutating func log(
+            _ level: Logger.Level, _ event: String, _ message: String, _ metadata: [String: String] = [:]
+        ) {
+            actions.append(.log(LogEntry(level, message, metadata.merging(["event": event]) { value, _ in value })))
         }
     }
 
@@ -282,7 +286,7 @@ public struct AgentCore: Sendable {
             if settings.autostart {
                 startIfIdle(now: now, into: &batch)
             } else {
-                batch.log(.info, "Autostart is off: waiting for a start command")
+                batch.log(.info, "agent.autostart.off", "Autostart is off: waiting for a start command")
             }
         case .location(let update):
             receive(update, now: now, into: &batch)
@@ -292,12 +296,12 @@ public struct AgentCore: Sendable {
             for index in activities.indices where activities[index].isRunning {
                 activities[index].tracker.startSegment()
             }
-            batch.log(.debug, "The replay starts its file again")
+            batch.log(.debug, "agent.source.lap", "The replay starts its file again")
         case .sourceEnded(let failure):
             if let failure {
-                batch.log(.error, "The location source failed", ["error": failure])
+                batch.log(.error, "agent.source.failed", "The location source failed", ["error": failure])
             } else {
-                batch.log(.info, "The location source ended")
+                batch.log(.info, "agent.source.ended", "The location source ended")
             }
             shutDown(failure: failure, now: now, into: &batch)
         case .tick:
@@ -306,7 +310,7 @@ public struct AgentCore: Sendable {
             flush(now: now, into: &batch)
             execute(command, now: now, into: &batch)
         case .malformedCommand(let id, let reason):
-            batch.log(.warning, "Refusing a malformed command", ["myeline.reason": reason])
+            batch.log(.warning, "agent.command.malformed", "Refusing a malformed command", ["myeline.reason": reason])
             if let id { batch.actions.append(.publish(.reply(.malformed(id: id, error: reason, timestamp: now)))) }
         case .retained(let activityID, let payload):
             reconcile(activityID: activityID, payload: payload, now: now, into: &batch)
@@ -317,7 +321,7 @@ public struct AgentCore: Sendable {
             isConnected = true
             onlineSince = now
             conflict.connected()
-            batch.log(.info, "Connected to the broker", ["event": "agent.connected"])
+            batch.log(.info, "agent.connected", "Connected to the broker")
             publishOnline(now: now, into: &batch)
             if !isFinished { batch.actions.append(.deliverPoints) }
         case .disconnected(let sessionTakenOver):

@@ -95,7 +95,7 @@ struct AgentCoreIntentTests {
         let actions = script.at(1, .malformedCommand(id: "c9", reason: "missing intent"))
         #expect(actions.replies.map(\.id) == ["c9"])
         #expect(actions.replies.first?.ok == false)
-        #expect(actions.logs(.warning) == ["Refusing a malformed command"])
+        #expect(actions.logs(.warning) == ["agent.command.malformed"])
         #expect(script.at(2, .malformedCommand(id: nil, reason: "not JSON")).replies.isEmpty)
     }
 

@@ -131,7 +131,7 @@ struct AgentCorePresenceTests {
         let again = script.at(10, .disconnected(sessionTakenOver: true))
         #expect(!again.has(.reconnectSlowly))
         #expect(again.logs(.error).isEmpty)
-        #expect(again.logs(.info) == ["Connection lost while another agent uses this device id"])
+        #expect(again.logs(.info) == ["agent.duplicate.lost"])
         #expect(script.core.conflict.lossesSince == 1)
     }
 
@@ -193,7 +193,7 @@ struct AgentCorePresenceTests {
         let first = script.at(2, .status(forged, retained: false))
         #expect(
             first.logs(.warning) == [
-                "A status this agent did not publish is on its status topic: publishing its own online status again"
+                "agent.status.foreign"
             ])
         #expect(script.at(3, .status(forged, retained: false)).logs(.warning).isEmpty)
         script.at(4, .disconnected(sessionTakenOver: false))
@@ -218,7 +218,7 @@ struct AgentCorePresenceTests {
         #expect(script.core.orphansEnded == bound)
         #expect(script.core.ignoredOrphans == 136)
         let report = actions.compactMap { action -> AgentCore.LogEntry? in
-            if case .log(let entry) = action, entry.message.hasPrefix("Too many unknown retained activities") {
+            if case .log(let entry) = action, entry.metadata["event"] == "agent.orphans.too-many" {
                 entry
             } else {
                 nil

@@ -20,7 +20,7 @@ struct AgentCoreRuntimeTests {
         #expect(again.logs(.error).isEmpty)
         #expect(again.statuses.isEmpty)
         let recovered = script.at(4, .persisted(failure: nil, dropped: 0))
-        #expect(recovered.logs(.notice) == ["Saving to the state directory works again"])
+        #expect(recovered.logs(.notice) == ["agent.storage.recovered"])
         #expect(recovered.statuses.count == 1)
         #expect(recovered.statuses.first?.storageError == nil)
         #expect(script.at(5, .persisted(failure: nil, dropped: 0)).statuses.isEmpty)
@@ -39,10 +39,7 @@ struct AgentCoreRuntimeTests {
         script.start(dropped: 40)
         let connected = script.at(1, .connected(sessionPresent: false))
         #expect(connected.statuses.map(\.dropped) == [40])
-        #expect(
-            connected.logs(.warning) == [
-                "Track points were dropped while the broker was unreachable: the outbox was full"
-            ])
+        #expect(connected.logs(.warning) == ["agent.points.dropped"])
         #expect(connected.has(.deliverPoints))
     }
 
@@ -89,7 +86,7 @@ struct AgentCoreRuntimeTests {
         #expect(later.envelopeValues.allSatisfy { $0.content.state.latitude == nil })
         // The source reports again: the position is back at once.
         let back = script.at(301, Script.location(301))
-        #expect(back.logs(.notice) == ["The location source reports again"])
+        #expect(back.logs(.notice) == ["agent.source.back"])
         #expect(back.envelopeValues.last?.content.state.latitude != nil)
     }
 
@@ -212,7 +209,7 @@ struct AgentCoreShutdownTests {
         script.start()
         let actions = script.at(5, .shutdown)
         #expect(actions.envelopes.isEmpty)
-        #expect(actions.logs(.info) == ["Activity kept for the next start"])
+        #expect(actions.logs(.info) == ["agent.activity.kept"])
         #expect(actions.savedRecords.map(\.dismissalDate) == [nil])
         let finish = try! #require(actions.finish)
         #expect(finish.failure == nil)
@@ -228,7 +225,7 @@ struct AgentCoreShutdownTests {
         // A replay's last fixes and its end in one batch.
         let actions = script.at(5, Script.location(4), .sourceEnded(failure: nil))
         #expect(actions.envelopes == ["a1 update 2", "a1 end 3", "a1 clear"])
-        #expect(actions.logs(.info).contains("The location source ended"))
+        #expect(actions.logs(.info).contains("agent.source.ended"))
         #expect(actions.finish?.failure == nil)
     }
 
@@ -237,7 +234,7 @@ struct AgentCoreShutdownTests {
         script.start()
         let actions = script.at(5, .sourceEnded(failure: "cannot read location file"))
         #expect(actions.finish?.failure == "cannot read location file")
-        #expect(actions.logs(.error) == ["The location source failed"])
+        #expect(actions.logs(.error) == ["agent.source.failed"])
     }
 
     @Test func afterTheFinishTheWindDownsReportsStillCount() {

@@ -27,7 +27,7 @@ struct AgentCoreStartTests {
         var script = Script(Script.settings(autostart: false))
         let actions = script.start()
         #expect(actions.envelopes.isEmpty)
-        #expect(actions.logs(.info) == ["Autostart is off: waiting for a start command"])
+        #expect(actions.logs(.info) == ["agent.autostart.off"])
         let started = script.at(1, Script.command(.start))
         #expect(started.envelopes == ["a1 start 1"])
         #expect(started.replies.map(\.activity) == ["a1"])
@@ -81,7 +81,7 @@ struct AgentCoreStartTests {
     @Test func aSavedActivityOfAnotherDeviceIsIgnored() {
         var script = Script()
         let actions = script.start(saved: [Self.record("x", lastSeq: 2, trackSeq: 0, device: try! DeviceID("truck-2"))])
-        #expect(actions.logs(.warning) == ["Ignoring a saved activity of another device or type"])
+        #expect(actions.logs(.warning) == ["agent.saved.ignored"])
         // Autostart then starts a new one.
         #expect(actions.envelopes == ["a1 start 1"])
     }

@@ -145,9 +145,9 @@ extension Array where Element == AgentCore.Action {
         }
     }
 
-    /// The log lines at `level`.
+    /// The events (docs/logging.md) of the log lines at `level`.
     func logs(_ level: Logger.Level) -> [String] {
-        compactMap { if case .log(let entry) = $0, entry.level == level { entry.message } else { nil } }
+        compactMap { if case .log(let entry) = $0, entry.level == level { entry.metadata["event"] } else { nil } }
     }
 
     /// Whether the actions contain `action`.

@@ -94,7 +94,7 @@ struct AgentShutdownIntegrationTests {
                     broker, state: state, ["--speed", "max", "--end-on-exit"],
                     environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:60"])
                 defer { agent.signal(SIGKILL) }
-                try await agent.waitForLine(containing: "The location source ended")
+                try await agent.waitForLine(containing: "event=agent.source.ended")
                 try await broker.start()
                 let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
                     try await agent.waitForExit()

@@ -40,7 +40,7 @@ struct AgentSourceSilenceIntegrationTests {
                 // None after the silence shows the old position as current.
                 #expect(envelopes.count - lastLocated - 1 >= 3)
                 #expect(envelopes[(lastLocated + 1)...].allSatisfy { $0.content.state.latitude == nil })
-                #expect(agent.output.contains("said nothing for too long"))
+                #expect(agent.output.contains("event=agent.source.silent"))
                 // gpsd itself was never given up: the connection stayed, as it answered.
                 #expect(server.connections == 1)
             }

@@ -472,7 +472,7 @@ struct BrokerAttackIntegrationTests {
                     }
                     #expect(error?.code == .publishRefused)
                 }
-                try await agent.waitForLine(containing: "A status this agent did not publish is on its status topic")
+                try await agent.waitForLine(containing: "event=agent.status.foreign")
                 try await observer.waitForLine(
                     occurrence: onlineBefore + 1, timeout: .seconds(20), description: "dev-a online again",
                     where: isOnline)

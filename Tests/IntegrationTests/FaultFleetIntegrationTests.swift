@@ -135,7 +135,7 @@ struct FaultFleetIntegrationTests {
         try await first.waitForLine(containing: "event=agent.connected", timeout: .seconds(60))
         let second = try agent(1, environment)
         defer { second.signal(SIGKILL) }
-        let report = "Two agents use this device id: give each tracker its own device.id"
+        let report = "event=agent.device.duplicate "
         let firstReport = try await first.waitForLine(containing: report, timeout: .seconds(90))
         let secondReport = try await second.waitForLine(containing: report, timeout: .seconds(90))
         for line in [firstReport, secondReport] {
@@ -203,13 +203,13 @@ struct FaultFleetIntegrationTests {
                         ["MYELINE_MQTT_RECONNECT_MAX_DELAY": "3"]) { $1 })
                 defer { agent.signal(SIGKILL) }
                 let report = try await agent.waitForLine(
-                    containing: "Two agents use this device id: give each tracker its own device.id",
+                    containing: "event=agent.device.duplicate ",
                     timeout: .seconds(60))
                 #expect(report.contains("mqtt.reason=session taken over") && report.contains("myeline.device=twin"))
                 try await broker.waitForLine(containing: "took session 3 over", timeout: .seconds(60))
                 try await agent.waitForLine(containing: "mqtt.losses=2", timeout: .seconds(30))
                 let lines = agent.output.split(separator: "\n")
-                #expect(lines.filter { $0.contains("Two agents use this device id") }.count == 1, "\(agent.output)")
+                #expect(lines.filter { $0.contains("event=agent.device.duplicate ") }.count == 1, "\(agent.output)")
                 let losses = lines.filter { $0.contains("event=mqtt.connection.lost") }
                 #expect(losses.count >= 2, "\(agent.output)")
                 // The first takeover already waits the maximum delay, not the backoff's first second.

@@ -51,7 +51,7 @@ struct FaultHostIntegrationTests {
             let baselineWrites = try Self.writeCalls(agent.pid) - writesBefore
 
             let filled = try Self.fill(agentState + "/filler")
-            try await agent.waitForLine(containing: "Cannot save to the state directory")
+            try await agent.waitForLine(containing: "event=agent.storage.failed")
             let full = try await Self.waitForMessage(observer, "a status with storage-error") {
                 $0.topic.hasSuffix("/status") && $0.payload.contains("storage-error")
             }
@@ -75,14 +75,14 @@ struct FaultHostIntegrationTests {
             let outboxWhileFull = try Self.directorySize(agentState + "/outbox")
             #expect(outboxWhileFull <= outboxAtFull + 4096, "\(outboxAtFull) -> \(outboxWhileFull) bytes")
             // Logged once per episode of failures, not at every fix.
-            let failures = agent.output.components(separatedBy: "Cannot save to the state directory").count - 1
-            let recoveries = agent.output.components(separatedBy: "Saving to the state directory works again").count - 1
+            let failures = agent.output.components(separatedBy: "event=agent.storage.failed").count - 1
+            let recoveries = agent.output.components(separatedBy: "event=agent.storage.recovered").count - 1
             #expect(failures >= 1 && failures <= recoveries + 1, "\(failures) failures, \(recoveries) recoveries")
 
             // Space returns: saving works again, the status says so, and track points flow again.
             try FileManager.default.removeItem(atPath: agentState + "/filler")
             let lastPoint = try AgentHarness.trackPoints(AgentHarness.messages(observer)).last?.seq ?? 0
-            try await agent.waitForLine(containing: "Saving to the state directory works again")
+            try await agent.waitForLine(containing: "event=agent.storage.recovered")
             // The status keeps the connection's `since`: the healthy one after the recovery is the
             // next healthy one after those seen before the disk filled.
             let healthy: @Sendable (Message) -> Bool = { message in
