@@ -230,9 +230,17 @@ struct AgentConfigurationTests {
     /// seconds to compare with every key for a suggestion.
     @Test func aKeyThatIsNotANameIsNamedAsSuch() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(flags: ["device.id": "v"], yaml: "mqtt:\n  [a, b]: x\n")
+        }
+        #expect(
+            error?.message.hasSuffix("line 2, column 9: a list or a mapping as a key: keys are names, such as device:")
+                == true, "\(error!)")
+        let explicit = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], yaml: "? - a\n  - b\n: x\n")
         }
-        #expect(error?.message.hasPrefix("has a key that is a list or a mapping, not a name") == true, "\(error!)")
+        #expect(
+            explicit?.message.hasSuffix("line 1, column 1: explicit keys ('? ') are not read: write key: value")
+                == true, "\(explicit!)")
         let long = String(repeating: "x", count: 1_000)
         let far = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], yaml: "\(long): 1\n")
