@@ -212,6 +212,45 @@ struct AgentConfigurationTests {
         #expect(error?.description.contains("hunter2") == false)
     }
 
+    /// A key written both dotted and nested: Yams' reading kept whichever came last without a word.
+    @Test func aKeySetTwiceInTheFileIsRefused() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(yaml: "device.id: a\nmqtt:\n  broker: mqtt://x\ndevice:\n  id: b\n")
+        }
+        #expect(error?.key == "device.id")
+        #expect(error?.source?.hasSuffix("agent.yaml (line 5)") == true)
+        #expect(error?.message == "is set twice in this file (first on line 1): keep one")
+    }
+
+    /// A file with no keys was refused by swift-configuration's YAML provider ("Top level YAML
+    /// value is not a mapping"); now the message says what to write.
+    @Test func aFileWithoutKeysIsRefused() async throws {
+        for (yaml, what) in [
+            ("", "holds no keys"), ("# all commented out\n", "holds no keys"), ("- a\n", "is not a YAML mapping"),
+        ] {
+            let error = await #expect(throws: ConfigurationError.self) {
+                try await Self.load(flags: ["device.id": "v"], yaml: yaml)
+            }
+            #expect(error?.key.hasSuffix("agent.yaml") == true)
+            #expect(error?.message.hasPrefix(what) == true, "\(error!)")
+            #expect(error?.message.hasSuffix("(an empty configuration is {})") == true, "\(error!)")
+        }
+        let empty = try await Self.load(flags: ["device.id": "v"], yaml: "{}\n")
+        #expect(empty.configuration == AgentConfiguration(deviceID: try DeviceID("v")))
+    }
+
+    /// What the YAML reader refuses names the file, the line and the column.
+    @Test func yamlTheReaderLeavesOutIsRefusedWithItsPlace() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(flags: ["device.id": "v"], yaml: "mqtt:\n  broker: &b mqtt://x\n")
+        }
+        #expect(error?.key.hasSuffix("agent.yaml") == true)
+        #expect(
+            error?.message
+                == "is not valid YAML, or uses YAML this reader leaves out: line 2, column 11: anchors (&name) are not read: write the value out"
+        )
+    }
+
     @Test func unknownFileKeysAreReportedWithASuggestion() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], yaml: "device:\n  id: v\nmqtt:\n  borker: mqtt://x\n")
