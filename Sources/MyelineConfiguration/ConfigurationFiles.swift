@@ -29,20 +29,15 @@ public struct LayeredConfiguration: Sendable {
         var filePath = file
         if file == nil, FileManager.default.fileExists(atPath: defaultFile) { filePath = defaultFile }
 
-        let flagValues = Dictionary(
-            uniqueKeysWithValues: flags.map {
-                (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue(.string($0.value), isSecret: false))
-            }
-        )
         let environmentValues = EnvironmentVariablesProvider(environmentVariables: environment)
         var providers: [any ConfigProvider] = [
-            InMemoryProvider(name: "flags", values: flagValues),
+            TextProvider(name: "flags", values: flags.mapValues { .single($0) }),
             KeyMappingProvider(upstream: environmentValues) { key in key.prepending(["myeline"]) },
         ]
         if let filePath {
             let root = try Self.parse(yaml: try Self.read(filePath), path: filePath, schema: schema)
             try Self.check(root, path: filePath, schema: schema)
-            providers.append(InMemoryProvider(name: "file", values: try Self.values(of: root, path: filePath)))
+            providers.append(TextProvider(name: filePath, values: try Self.values(of: root, path: filePath)))
         }
         sources = ValueSources(filePath: filePath, schema: schema)
         reader = ConfigReader(providers: providers, accessReporter: sources)
@@ -101,22 +96,20 @@ public struct LayeredConfiguration: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` when a key is given twice (`mqtt.broker` and `broker:`
     ///   under `mqtt:`), or a list holds a list or a mapping.
-    static func values(of pairs: [YAMLPair], path: String) throws(ConfigurationError) -> [AbsoluteConfigKey:
-        ConfigValue]
-    {
-        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+    static func values(of pairs: [YAMLPair], path: String) throws(ConfigurationError) -> [String: TextProvider.Text] {
+        var values: [String: TextProvider.Text] = [:]
         var lines: [String: Int] = [:]
         var pending = pairs.map { ("", $0) }
         while !pending.isEmpty {
             let (prefix, pair) = pending.removeFirst()
             let name = prefix + pair.key
-            let content: ConfigContent
+            let content: TextProvider.Text
             switch pair.value.content {
             case .mapping(let children):
                 pending += children.map { (name + ".", $0) }
                 continue
             case .scalar(let text):
-                content = .string(text)
+                content = .single(text)
             case .sequence(let items):
                 let texts = items.compactMap(\.scalar)
                 guard texts.count == items.count else {
@@ -124,7 +117,7 @@ public struct LayeredConfiguration: Sendable {
                         key: name, source: "\(path) (line \(pair.line))",
                         "each item must be a single value, not a list or a mapping")
                 }
-                content = .stringArray(texts)
+                content = .list(texts)
             }
             if let first = lines[name] {
                 throw ConfigurationError(
@@ -132,7 +125,7 @@ public struct LayeredConfiguration: Sendable {
                     "is set twice in this file (first on line \(first)): keep one")
             }
             lines[name] = pair.line
-            values[AbsoluteConfigKey(ConfigKey(name))] = ConfigValue(content, isSecret: false)
+            values[name] = content
         }
         return values
     }
