@@ -99,9 +99,12 @@ public struct LayeredConfiguration: Sendable {
     static func values(of pairs: [YAMLPair], path: String) throws(ConfigurationError) -> [String: TextProvider.Text] {
         var values: [String: TextProvider.Text] = [:]
         var lines: [String: Int] = [:]
+        // Breadth first, as swift-configuration's YAML provider went (a key given twice is named by its lines, in either order).
         var pending = pairs.map { ("", $0) }
-        while !pending.isEmpty {
-            let (prefix, pair) = pending.removeFirst()
+        var next = 0
+        while next < pending.count {
+            let (prefix, pair) = pending[next]
+            next += 1
             let name = prefix + pair.key
             let content: TextProvider.Text
             switch pair.value.content {
@@ -119,10 +122,10 @@ public struct LayeredConfiguration: Sendable {
                 }
                 content = .list(texts)
             }
-            if let first = lines[name] {
+            if let other = lines[name] {
                 throw ConfigurationError(
-                    key: name, source: "\(path) (line \(pair.line))",
-                    "is set twice in this file (first on line \(first)): keep one")
+                    key: name, source: "\(path) (line \(max(other, pair.line)))",
+                    "is set twice in this file (first on line \(min(other, pair.line))): keep one")
             }
             lines[name] = pair.line
             values[name] = content

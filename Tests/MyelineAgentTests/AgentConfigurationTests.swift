@@ -220,6 +220,11 @@ struct AgentConfigurationTests {
         #expect(error?.key == "device.id")
         #expect(error?.source?.hasSuffix("agent.yaml (line 5)") == true)
         #expect(error?.message == "is set twice in this file (first on line 1): keep one")
+        let nestedFirst = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(yaml: "device:\n  id: b\ndevice.id: a\n")
+        }
+        #expect(nestedFirst?.source?.hasSuffix("agent.yaml (line 3)") == true)
+        #expect(nestedFirst?.message == "is set twice in this file (first on line 2): keep one")
     }
 
     /// A file with no keys was refused by swift-configuration's YAML provider ("Top level YAML
