@@ -257,6 +257,14 @@ import Yams
         ) {
             try YAMLReader.parse("a: 1\nb: 2\na: 3\n")
         }
+        #expect(
+            throws: YAMLSyntaxError(
+                line: 2, column: 4,
+                "the control character U+0001 is not allowed in YAML: remove it, or write it as an escape in a double-quoted value"
+            )
+        ) {
+            try YAMLReader.parse("a: 1\r\nb: \u{1}\n")
+        }
     }
 
     /// A byte order mark before the text is skipped, as Yams skips it in the bytes swift-configuration's

@@ -206,6 +206,10 @@ private struct YAMLParser {
 
     /// Refuses the characters YAML forbids and the line breaks that only YAML 1.1 knows.
     func checkCharacters() throws(YAMLSyntaxError) {
+        func hex(_ value: UInt32) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        }
         var line = 1
         var lineStart = 0
         for (offset, c) in text.enumerated() {
@@ -213,19 +217,17 @@ private struct YAMLParser {
             let allowed =
                 value == 0x09 || value == 0x0A || value == 0x0D || (0x20...0x7E).contains(value)
                 || (0xA0...0xD7FF).contains(value) || (0xE000...0xFFFD).contains(value) || value >= 0x10000
-            let digits = String(value, radix: 16, uppercase: true)
-            let hex = "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
             // U+2028 and U+2029 break lines too, and libyaml refuses them as Yams does: refused the same way.
             if value == 0x85 || value == 0x2028 || value == 0x2029 {
                 throw YAMLSyntaxError(
                     line: line, column: offset - lineStart + 1,
-                    "the character \(hex) is a line break in YAML: write it as \\N, \\L or \\P in a double-quoted value"
+                    "the character \(hex(value)) is a line break in YAML: write it as \\N, \\L or \\P in a double-quoted value"
                 )
             }
             if !allowed {
                 throw YAMLSyntaxError(
                     line: line, column: offset - lineStart + 1,
-                    "the control character \(hex) is not allowed in YAML: remove it, or write it as an escape in a double-quoted value"
+                    "the control character \(hex(value)) is not allowed in YAML: remove it, or write it as an escape in a double-quoted value"
                 )
             }
             if value == 0x0A || (value == 0x0D && (offset + 1 == text.count || text[offset + 1] != "\n")) {
