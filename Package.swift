@@ -362,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "MyelineConfigurationTests",
             dependencies: [
-                "MyelineConfiguration",
+                "MyelineConfiguration", "TestSupport",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict

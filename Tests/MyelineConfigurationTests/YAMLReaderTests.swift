@@ -1,5 +1,6 @@
 import Foundation
 import MyelineConfiguration
+import TestSupport
 import Testing
 import Yams
 
@@ -71,6 +72,12 @@ import Yams
         case refused(String)
 
         var isRefused: Bool { if case .refused = self { true } else { false } }
+
+        /// Refused unless a mapping, as the configuration refuses every other document.
+        var asConfiguration: Outcome {
+            if case .document(.mapping?) = self { return self }
+            return .refused("not a mapping of keys")
+        }
 
         var description: String {
             switch self {
@@ -177,6 +184,7 @@ import Yams
         Case(name: "a tab as indentation", yaml: "a:\n\tb: 1\n"),
         Case(name: "a tab line", yaml: "a: 1\n\t\nb: 2\n"),
         Case(name: "a tab before a key", yaml: "\ta: 1\n"),
+        Case(name: "a tab after a list item's dash", yaml: "a:\n  - \t1\n"),
         Case(name: "a bad indentation", yaml: "a:\n  b: 1\n c: 2\n"),
         Case(name: "an indentation too deep", yaml: "a:\n    b: 1\n  c: 2\n"),
         Case(name: "text after a quoted value", yaml: "a: \"x\" y\n"),
@@ -274,6 +282,52 @@ import Yams
         let bytes = try #require(try Yams.Parser(yaml: Data(text.utf8)).singleRoot())
         #expect(Self.reader(text) == .document(Shape(yams: bytes)))
         #expect(Self.reader(text) == Self.reader("a: 1\nb: 2\n"))
+    }
+
+    /// Random texts from pieces of YAML, right and wrong: whatever the reader reads, Yams reads the
+    /// same way (no text is read differently, only refused), and whatever Yams refuses, so does the reader.
+    @Test func neverReadsARandomTextOtherwiseThanYams() {
+        let keys = ["a", "b", "key with space", "\"q\"", "'s'", "a.b", "-x", "é", "a", "c"]
+        let values = [
+            "1", "x", "", "~", "'x'", "\"y\\n\"", "[a, b]", "{}", "{x: 1}", "x # c", "x#c", "- y", "a: b", "&a x",
+            "*a", "!t x", "|", "\"open", "[a,", "'it''s'", "mqtt://h:1", "x:y", "\t1", ": x", "[", "]", "{a, b: [c]}",
+            "'", "\"\\u00e9\"", "x  ", "?x", "- - z",
+        ]
+        let indents = ["", "", " ", "  ", "    ", "\t", "  \t"]
+        var random = SeededGenerator(seed: 24)
+        var read = 0
+        var refusedByBoth = 0
+        for _ in 0..<8000 {
+            var lines: [String] = []
+            for _ in 0..<Int.random(in: 1...7, using: &random) {
+                let indent = indents.randomElement(using: &random)!
+                let key = keys.randomElement(using: &random)!
+                let value = values.randomElement(using: &random)!
+                let line =
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0...3: "\(key): \(value)"
+                    case 4: "\(key):"
+                    case 5: "- \(value)"
+                    case 6: "- \(key): \(value)"
+                    case 7: "# \(value)"
+                    case 8: ["---", "...", ""].randomElement(using: &random)!
+                    default: value
+                    }
+                lines.append(indent + line)
+            }
+            let text = lines.joined(separator: Bool.random(using: &random) ? "\n" : "\r\n") + "\n"
+            // As the configuration takes them: a text that is not a mapping of keys is refused.
+            let ours = Self.reader(text).asConfiguration
+            let theirs = Self.yams(text).asConfiguration
+            if !ours.isRefused {
+                read += 1
+                #expect(ours == theirs, "\(text.debugDescription)")
+            } else if theirs.isRefused {
+                refusedByBoth += 1
+            }
+            if theirs.isRefused { #expect(ours.isRefused, "\(text.debugDescription): read as \(ours)") }
+        }
+        #expect(read > 300 && refusedByBoth > 300, "read \(read), refused by both \(refusedByBoth)")
     }
 
     // MARK: - Every YAML of the repository

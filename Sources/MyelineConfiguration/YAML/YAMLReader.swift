@@ -416,7 +416,11 @@ private struct YAMLParser {
         while character() == "-", Self.isBlankOrEnd(character(1)) {
             let (itemLine, itemColumn) = (line, column)
             index += 1
-            skipBlanks()
+            while character() == " " { index += 1 }
+            if character() == "\t" {
+                // libyaml refuses a tab after '- ' (where an item's indentation is counted).
+                throw error("a tab after '- ': separate the item from its '-' with spaces")
+            }
             if atEnd || Self.isBreak(character()) || character() == "#" {
                 try endLine(after: "'-'")
                 if let next = try nextContentLine(), next > indent {
