@@ -32,8 +32,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["YAML"]),
-        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        // No traits: the configuration file is read by MyelineConfiguration's own YAML reader, not the
+        // YAML trait's Yams, which imports Foundation and so links ICU into the agent (issue 24).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        // Tests only: YAMLReaderTests compares MyelineConfiguration's YAML reader with it.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -125,8 +127,6 @@ let package = Package(
                 "Locking",
                 "MQTT",
                 .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: essentials
         ),
@@ -369,6 +369,14 @@ let package = Package(
                 "TestSupport",
                 "Tracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "MyelineConfigurationTests",
+            dependencies: [
+                "MyelineConfiguration", "TestSupport",
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),

@@ -100,21 +100,13 @@ public struct AggregatorCommand: AsyncParsableCommand {
 
     /// The values given, by dotted key.
     var flagValues: [String: String] {
-        var values: [String: String] = [:]
-        values["mqtt.broker"] = broker
-        values["topic-prefix"] = prefix
-        values["board.layout"] = layout
-        values["board.show"] = show
-        if noBell { values["board.bell"] = "false" }
-        values["board.max-activities-per-device"] = maximumActivitiesPerDevice
-        values["board.once-timeout"] = timeout
-        values["log-level"] = logLevel
-        if owntracks { values["owntracks.subscribe"] = "true" }
-        values["web.listen"] = http
-        values["web.token-file"] = httpTokenFile
-        values["web.tiles"] = tiles
-        values["web.trail-length"] = trailLength
-        return values
+        let given: [(ConfigurationKey, String?)] = [
+            (.mqttBroker, broker), (.topicPrefix, prefix), (.boardLayout, layout), (.boardShow, show),
+            (.boardBell, noBell ? "false" : nil), (.boardMaxActivitiesPerDevice, maximumActivitiesPerDevice),
+            (.boardOnceTimeout, timeout), (.logLevel, logLevel), (.ownTracksSubscribe, owntracks ? "true" : nil),
+            (.webListen, http), (.webTokenFile, httpTokenFile), (.webTiles, tiles), (.webTrailLength, trailLength),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key.name, $0) } })
     }
 
     /// What the flags ask to be shown, given whether standard output is a terminal: a pipe or a

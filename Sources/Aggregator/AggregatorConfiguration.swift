@@ -6,6 +6,27 @@ import MyelineWire
 import Logging
 import MyelineConfiguration
 
+// The aggregator's own keys (docs/aggregator.md lists them; `ConfigurationKeyTests` in
+// AggregatorTests checks that each is read and documented). The `mqtt.*` keys, `topic-prefix` and
+// `log-level` are MyelineConfiguration's, the `web.*` keys AggregatorWeb's.
+extension ConfigurationKey {
+    /// The presentation: compact, expanded or minimal.
+    static let boardLayout = ConfigurationKey("board.layout", flag: "--layout")
+    /// Which rows to show.
+    static let boardShow = ConfigurationKey("board.show", flag: "--show")
+    /// Whether a new alert rings the terminal's bell.
+    static let boardBell = ConfigurationKey("board.bell", flag: "--no-bell")
+    /// The most rows one device may have.
+    static let boardMaxActivitiesPerDevice = ConfigurationKey(
+        "board.max-activities-per-device", flag: "--max-activities-per-device")
+    /// How long `--once` waits to reach the broker, seconds.
+    static let boardOnceTimeout = ConfigurationKey("board.once-timeout", flag: "--timeout")
+    /// Whether the board also shows OwnTracks devices.
+    static let ownTracksSubscribe = ConfigurationKey("owntracks.subscribe", flag: "--owntracks")
+    /// How long after its last fix an OwnTracks row turns stale, seconds.
+    static let ownTracksStaleAfter = ConfigurationKey("owntracks.stale-after")
+}
+
 /// Everything `myeline-aggregator` is configured with: a plain value with a default for every setting.
 ///
 /// Read with ``init(layers:environment:)`` from flags, `MYELINE_*` environment variables and a YAML
@@ -17,15 +38,8 @@ struct AggregatorConfiguration: Hashable, Sendable {
     /// Every key the aggregator reads, in the order `--check-config` would print them.
     static let schema = ConfigurationSchema(
         keys: MQTTSettings.keys + [
-            ConfigurationKey("topic-prefix", flag: "--prefix"),
-            ConfigurationKey("board.layout", flag: "--layout"),
-            ConfigurationKey("board.show", flag: "--show"),
-            ConfigurationKey("board.bell", flag: "--no-bell"),
-            ConfigurationKey("board.max-activities-per-device", flag: "--max-activities-per-device"),
-            ConfigurationKey("board.once-timeout", flag: "--timeout"),
-            ConfigurationKey("log-level", flag: "--log-level"),
-            ConfigurationKey("owntracks.subscribe", flag: "--owntracks"),
-            ConfigurationKey("owntracks.stale-after"),
+            .topicPrefix, .boardLayout, .boardShow, .boardBell, .boardMaxActivitiesPerDevice, .boardOnceTimeout,
+            .logLevel, .ownTracksSubscribe, .ownTracksStaleAfter,
         ] + WebSettings.keys,
         otherVariables: [MQTTSettings.passwordVariable], exampleSections: "mqtt: or board:",
         documentation: "docs/aggregator.md")
@@ -80,27 +94,27 @@ struct AggregatorConfiguration: Hashable, Sendable {
     init(layers: LayeredConfiguration, environment: [String: String]) throws(ConfigurationError) {
         let values = layers.keys
         try mqtt.read(values, environment: environment)
-        if let prefix = try values.value("topic-prefix", { text throws(ActivityError) in try TopicPrefix(text) }) {
+        if let prefix = try values.value(.topicPrefix, { text throws(ActivityError) in try TopicPrefix(text) }) {
             topicPrefix = prefix
         }
-        if let layout = try values.choice("board.layout", BoardLayout.allCases.map { ($0.rawValue, $0) }) {
+        if let layout = try values.choice(.boardLayout, BoardLayout.allCases.map { ($0.rawValue, $0) }) {
             self.layout = layout
         }
-        if let rows = try values.choice("board.show", RowFilter.allCases.map { ($0.rawValue, $0) }) {
+        if let rows = try values.choice(.boardShow, RowFilter.allCases.map { ($0.rawValue, $0) }) {
             self.rows = rows
         }
-        if let bell = try values.boolean("board.bell") { self.bell = bell }
-        if let limit = try values.number("board.max-activities-per-device", in: 1...1000, unit: "activities") {
+        if let bell = try values.boolean(.boardBell) { self.bell = bell }
+        if let limit = try values.number(.boardMaxActivitiesPerDevice, in: 1...1000, unit: "activities") {
             maximumActivitiesPerDevice = Int(limit)
         }
-        if let timeout = try values.number("board.once-timeout", in: 0.1...3600, unit: "seconds") {
+        if let timeout = try values.number(.boardOnceTimeout, in: 0.1...3600, unit: "seconds") {
             onceTimeout = timeout
         }
-        if let level = try values.choice("log-level", Logger.Level.allCases.map { ($0.rawValue, $0) }) {
+        if let level = try values.choice(.logLevel, Logger.Level.allCases.map { ($0.rawValue, $0) }) {
             logLevel = level
         }
-        if let subscribe = try values.boolean("owntracks.subscribe") { ownTracks = subscribe }
-        if let staleAfter = try values.number("owntracks.stale-after", in: 1...604_800, unit: "seconds") {
+        if let subscribe = try values.boolean(.ownTracksSubscribe) { ownTracks = subscribe }
+        if let staleAfter = try values.number(.ownTracksStaleAfter, in: 1...604_800, unit: "seconds") {
             ownTracksStaleAfter = staleAfter
         }
         web = try WebSettings.read(values)

@@ -1,17 +1,28 @@
 import Foundation
 import MyelineConfiguration
 
+extension ConfigurationKey {
+    /// Where the web map listens.
+    public static let webListen = ConfigurationKey("web.listen", flag: "--http")
+    /// The file holding the web map's access token.
+    public static let webTokenFile = ConfigurationKey("web.token-file", flag: "--http-token-file")
+    /// The tiles' URL template, or `none`.
+    public static let webTiles = ConfigurationKey("web.tiles", flag: "--tiles")
+    /// The tiles' attribution.
+    public static let webTilesAttribution = ConfigurationKey("web.tiles-attribution")
+    /// The most points of each activity's trail.
+    public static let webTrailLength = ConfigurationKey("web.trail-length", flag: "--trail-length")
+    /// The most pages following the event stream at once.
+    public static let webMaxClients = ConfigurationKey("web.max-clients")
+    /// The most bytes queued for one page.
+    public static let webClientBuffer = ConfigurationKey("web.client-buffer")
+}
+
 /// The web map's settings (`web.*`, docs/web.md): where it listens, who may read it, its tiles.
 public struct WebSettings: Hashable, Sendable {
     /// Every key the web map reads, with its flag.
-    public static let keys = [
-        ConfigurationKey("web.listen", flag: "--http"),
-        ConfigurationKey("web.token-file", flag: "--http-token-file"),
-        ConfigurationKey("web.tiles", flag: "--tiles"),
-        ConfigurationKey("web.tiles-attribution"),
-        ConfigurationKey("web.trail-length", flag: "--trail-length"),
-        ConfigurationKey("web.max-clients"),
-        ConfigurationKey("web.client-buffer"),
+    public static let keys: [ConfigurationKey] = [
+        .webListen, .webTokenFile, .webTiles, .webTilesAttribution, .webTrailLength, .webMaxClients, .webClientBuffer,
     ]
 
     /// OpenStreetMap's tiles, for browsers that reach them (their usage policy asks for the attribution).
@@ -57,15 +68,15 @@ public struct WebSettings: Hashable, Sendable {
     ///
     /// - Throws: ``ConfigurationError`` naming the first key at fault.
     public static func read(_ values: KeyReader) throws(ConfigurationError) -> WebSettings? {
-        guard let listen = try values.string("web.listen") else { return nil }
+        guard let listen = try values.string(.webListen) else { return nil }
         var settings = WebSettings()
         guard let (host, port) = parseListen(listen) else {
             throw values.error(
-                "web.listen", "\"\(listen)\" is not PORT, HOST:PORT or [IPv6]:PORT (such as 127.0.0.1:8080)")
+                .webListen, "\"\(listen)\" is not PORT, HOST:PORT or [IPv6]:PORT (such as 127.0.0.1:8080)")
         }
         (settings.host, settings.port) = (host, port)
-        settings.tokenFile = try values.string("web.token-file")
-        if let tiles = try values.string("web.tiles") {
+        settings.tokenFile = try values.string(.webTokenFile)
+        if let tiles = try values.string(.webTiles) {
             if tiles == "none" {
                 settings.tiles = nil
             } else {
@@ -76,19 +87,19 @@ public struct WebSettings: Hashable, Sendable {
                     host.allSatisfy(hostCharacters.contains)
                 else {
                     throw values.error(
-                        "web.tiles", "\"\(tiles)\" is not an http(s) URL template with {z}, {x} and {y}, nor none")
+                        .webTiles, "\"\(tiles)\" is not an http(s) URL template with {z}, {x} and {y}, nor none")
                 }
                 settings.tiles = tiles
             }
         }
-        if let attribution = try values.string("web.tiles-attribution") { settings.tilesAttribution = attribution }
-        if let length = try values.integer("web.trail-length", in: 0...10_000, unit: "points") {
+        if let attribution = try values.string(.webTilesAttribution) { settings.tilesAttribution = attribution }
+        if let length = try values.integer(.webTrailLength, in: 0...10_000, unit: "points") {
             settings.trailLength = length
         }
-        if let clients = try values.integer("web.max-clients", in: 1...10_000, unit: "clients") {
+        if let clients = try values.integer(.webMaxClients, in: 1...10_000, unit: "clients") {
             settings.maximumClients = clients
         }
-        if let bytes = try values.integer("web.client-buffer", in: 4096...(1 << 30), unit: "bytes") {
+        if let bytes = try values.integer(.webClientBuffer, in: 4096...(1 << 30), unit: "bytes") {
             settings.maximumQueuedBytes = bytes
         }
         return settings
@@ -123,12 +134,12 @@ public struct WebSettings: Hashable, Sendable {
             contents = try String(contentsOfFile: tokenFile, encoding: .utf8)
         } catch {
             throw ConfigurationError(
-                key: "web.token-file",
+                key: .webTokenFile,
                 "cannot read \(tokenFile): \(error.localizedDescription); check the path and its permissions")
         }
         guard let token = AccessToken(fileContents: contents) else {
             throw ConfigurationError(
-                key: "web.token-file",
+                key: .webTokenFile,
                 "\(tokenFile) must hold the token on its first line: letters, digits and -._~+/= only")
         }
         return token

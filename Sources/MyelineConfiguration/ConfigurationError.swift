@@ -17,6 +17,11 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         self.message = message
     }
 
+    /// Creates an error about `key`, whose value came from `source`.
+    public init(key: ConfigurationKey, source: String? = nil, _ message: String) {
+        self.init(key: key.name, source: source, message)
+    }
+
     /// `KEY (from SOURCE): MESSAGE`.
     public var description: String {
         if let source { return "\(key) (from \(source)): \(message)" }

@@ -1,7 +1,5 @@
 import Configuration
 import FoundationEssentials
-import SystemPackage
-import Yams
 
 /// A configuration reader over flags, `MYELINE_*` environment variables and a YAML file, in that
 /// order of precedence, with every file key and variable checked against a schema first.
@@ -31,24 +29,15 @@ public struct LayeredConfiguration: Sendable {
         var filePath = file
         if file == nil, FileManager.default.fileExists(atPath: defaultFile) { filePath = defaultFile }
 
-        let flagValues = Dictionary(
-            uniqueKeysWithValues: flags.map {
-                (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue(.string($0.value), isSecret: false))
-            }
-        )
         let environmentValues = EnvironmentVariablesProvider(environmentVariables: environment)
         var providers: [any ConfigProvider] = [
-            InMemoryProvider(name: "flags", values: flagValues),
+            TextProvider(name: "flags", values: flags.mapValues { .single($0) }),
             KeyMappingProvider(upstream: environmentValues) { key in key.prepending(["myeline"]) },
         ]
         if let filePath {
-            let text = try Self.read(filePath)
-            try Self.checkKeys(yaml: text, path: filePath, schema: schema)
-            do {
-                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(filePath)))
-            } catch {
-                throw ConfigurationError(key: filePath, "cannot be read as configuration: \(error)")
-            }
+            let root = try Self.parse(yaml: try Self.read(filePath), path: filePath, schema: schema)
+            try Self.check(root, path: filePath, schema: schema)
+            providers.append(TextProvider(name: filePath, values: try Self.values(of: root, path: filePath)))
         }
         sources = ValueSources(filePath: filePath, schema: schema)
         reader = ConfigReader(providers: providers, accessReporter: sources)
@@ -82,37 +71,78 @@ public struct LayeredConfiguration: Sendable {
         }
     }
 
+    /// The file's root mapping, read by ``YAMLReader``.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the file, the line and the column of what the reader
+    ///   refuses, or a file that holds no mapping of keys.
+    static func parse(yaml: String, path: String, schema: ConfigurationSchema) throws(ConfigurationError) -> [YAMLPair]
+    {
+        let root: YAMLNode?
+        do {
+            root = try YAMLReader.parse(yaml)
+        } catch {
+            throw ConfigurationError(key: path, "is not valid YAML, or uses YAML this reader leaves out: \(error)")
+        }
+        guard case .mapping(let pairs)? = root?.content else {
+            let what = root == nil ? "holds no keys" : "is not a YAML mapping of keys"
+            throw ConfigurationError(
+                key: path, "\(what): start with keys such as \(schema.exampleSections) (an empty configuration is {})")
+        }
+        return pairs
+    }
+
+    /// The file's values as the configuration reader takes them: each scalar as text, each list as
+    /// a list of texts, under its dotted key (`mqtt:` then `broker:` is `mqtt.broker`).
+    ///
+    /// - Throws: ``ConfigurationError`` when a key is given twice (`mqtt.broker` and `broker:`
+    ///   under `mqtt:`), or a list holds a list or a mapping.
+    static func values(of pairs: [YAMLPair], path: String) throws(ConfigurationError) -> [String: TextProvider.Text] {
+        var values: [String: TextProvider.Text] = [:]
+        var lines: [String: Int] = [:]
+        // Breadth first, as swift-configuration's YAML provider went (a key given twice is named by its lines, in either order).
+        var pending = pairs.map { ("", $0) }
+        var next = 0
+        while next < pending.count {
+            let (prefix, pair) = pending[next]
+            next += 1
+            let name = prefix + pair.key
+            let content: TextProvider.Text
+            switch pair.value.content {
+            case .mapping(let children):
+                pending += children.map { (name + ".", $0) }
+                continue
+            case .scalar(let text):
+                content = .single(text)
+            case .sequence(let items):
+                let texts = items.compactMap(\.scalar)
+                guard texts.count == items.count else {
+                    throw ConfigurationError(
+                        key: name, source: "\(path) (line \(pair.line))",
+                        "each item must be a single value, not a list or a mapping")
+                }
+                content = .list(texts)
+            }
+            if let other = lines[name] {
+                throw ConfigurationError(
+                    key: name, source: "\(path) (line \(max(other, pair.line)))",
+                    "is set twice in this file (first on line \(min(other, pair.line))): keep one")
+            }
+            lines[name] = pair.line
+            values[name] = content
+        }
+        return values
+    }
+
     /// Checks every key of a YAML file against the known keys, so that a typo is never silently ignored.
     ///
     /// - Throws: ``ConfigurationError`` naming the first unknown or misshapen key and its line.
-    static func checkKeys(yaml: String, path: String, schema: ConfigurationSchema) throws(ConfigurationError) {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch {
-            throw ConfigurationError(key: path, "is not valid YAML: \(error)")
-        }
-        guard let root else { return }
-        guard case .mapping(let mapping) = root else {
-            throw ConfigurationError(
-                key: path, "is not a YAML mapping of keys: start with keys such as \(schema.exampleSections)")
-        }
-        try check(mapping, prefix: "", path: path, schema: schema)
-    }
-
-    private static func check(
-        _ mapping: Node.Mapping, prefix: String, path: String, schema: ConfigurationSchema
+    static func check(
+        _ pairs: [YAMLPair], prefix: String = "", path: String, schema: ConfigurationSchema
     ) throws(ConfigurationError) {
-        for (keyNode, value) in mapping {
-            let line = (keyNode.mark?.line).map { " (line \($0))" } ?? ""
-            let location = "\(path)\(line)"
-            // A YAML key may be a list or a mapping (`? - a`); a configuration key is a name.
-            guard let keyName = keyNode.string else {
-                throw ConfigurationError(
-                    key: prefix.isEmpty ? path : String(prefix.dropLast()), source: location,
-                    "has a key that is a list or a mapping, not a name: use keys such as \(schema.exampleSections)")
-            }
-            let name = prefix + keyName
+        for pair in pairs {
+            let location = "\(path) (line \(pair.line))"
+            let value = pair.value.content
+            let name = prefix + pair.key
             if name == "mqtt.password" {
                 throw ConfigurationError(
                     key: name, source: location,
@@ -123,7 +153,7 @@ public struct LayeredConfiguration: Sendable {
                 switch value {
                 case .scalar where !key.isList: continue
                 case .sequence(let items) where key.isList:
-                    guard items.allSatisfy({ if case .scalar = $0 { true } else { false } }) else {
+                    guard items.allSatisfy({ $0.scalar != nil }) else {
                         throw ConfigurationError(
                             key: name, source: location, "each item must be a string such as depot:52.52:13.405:150")
                     }
@@ -139,7 +169,7 @@ public struct LayeredConfiguration: Sendable {
                 try check(children, prefix: name + ".", path: path, schema: schema)
                 continue
             }
-            if isSection, case .scalar(let scalar) = value, ["", "~", "null"].contains(scalar.string) {
+            if isSection, case .scalar(let text) = value, ["", "~", "null"].contains(text) {
                 continue  // a section whose keys are all commented out
             }
             if isSection {

@@ -1,8 +1,14 @@
+import Configuration
+
 /// One configuration key: its dotted name, the flag that sets it (if any) and its environment variable.
+///
+/// Each key is a constant (``mqttBroker``; each executable declares its own beside the code that
+/// reads them): the executable's ``ConfigurationSchema`` is built from the constants, and
+/// ``KeyReader`` reads only keys, so a key's name is written once.
 ///
 /// The environment variable is `MYELINE_` followed by the key in upper case with every `.` and `-`
 /// turned into `_`: `mqtt.client-id` is `MYELINE_MQTT_CLIENT_ID`.
-public struct ConfigurationKey: Hashable, Sendable {
+public struct ConfigurationKey: Hashable, Sendable, CustomStringConvertible {
     /// The dotted key, as in the YAML file: `mqtt.broker`.
     public let name: String
     /// The command-line flag that sets it, such as `--broker`, or `nil`.
@@ -16,6 +22,12 @@ public struct ConfigurationKey: Hashable, Sendable {
         self.flag = flag
         self.isList = isList
     }
+
+    /// The dotted name.
+    public var description: String { name }
+
+    /// The key as swift-configuration names it.
+    var configKey: ConfigKey { ConfigKey(name) }
 
     /// The environment variable for this key, such as `MYELINE_MQTT_BROKER`.
     public var environmentVariable: String {
@@ -80,4 +92,11 @@ public struct ConfigurationSchema: Sendable {
     public func suggestion(for name: String) -> String? {
         ConfigurationKey.suggestion(for: name, among: keys.map(\.name))
     }
+}
+
+extension ConfigurationKey {
+    /// The first topic levels of every topic (`topic-prefix`, `--prefix`), read by both executables.
+    public static let topicPrefix = ConfigurationKey("topic-prefix", flag: "--prefix")
+    /// The lowest level logged (`log-level`, `--log-level`), read by both executables.
+    public static let logLevel = ConfigurationKey("log-level", flag: "--log-level")
 }

@@ -3,6 +3,33 @@ import MQTT
 import AsyncSupport
 import Glibc
 
+extension ConfigurationKey {
+    /// The broker URL, `--broker`.
+    public static let mqttBroker = ConfigurationKey("mqtt.broker", flag: "--broker")
+    /// The MQTT client id.
+    public static let mqttClientID = ConfigurationKey("mqtt.client-id")
+    /// The keep-alive interval, seconds.
+    public static let mqttKeepAlive = ConfigurationKey("mqtt.keepalive")
+    /// The protocol version.
+    public static let mqttProtocol = ConfigurationKey("mqtt.protocol")
+    /// The username.
+    public static let mqttUsername = ConfigurationKey("mqtt.username")
+    /// The file whose first line is the password.
+    public static let mqttPasswordFile = ConfigurationKey("mqtt.password-file")
+    /// Whether a password may travel unencrypted.
+    public static let mqttAllowPlainPassword = ConfigurationKey("mqtt.allow-plain-password")
+    /// The certificate authorities' PEM file.
+    public static let mqttTLSCAFile = ConfigurationKey("mqtt.tls.ca-file")
+    /// The client certificate's PEM file.
+    public static let mqttTLSCertFile = ConfigurationKey("mqtt.tls.cert-file")
+    /// The client key's PEM file.
+    public static let mqttTLSKeyFile = ConfigurationKey("mqtt.tls.key-file")
+    /// The first reconnection delay, seconds.
+    public static let mqttReconnectInitialDelay = ConfigurationKey("mqtt.reconnect.initial-delay")
+    /// The longest reconnection delay, seconds.
+    public static let mqttReconnectMaxDelay = ConfigurationKey("mqtt.reconnect.max-delay")
+}
+
 /// The broker connection settings (the `mqtt.*` keys) every Myeline executable reads; the password
 /// itself is never held here, only where to read it from.
 public struct MQTTSettings: Hashable, Sendable {
@@ -11,18 +38,9 @@ public struct MQTTSettings: Hashable, Sendable {
 
     /// The `mqtt.*` keys, in the order reports print them.
     public static let keys: [ConfigurationKey] = [
-        ConfigurationKey("mqtt.broker", flag: "--broker"),
-        ConfigurationKey("mqtt.client-id"),
-        ConfigurationKey("mqtt.keepalive"),
-        ConfigurationKey("mqtt.protocol"),
-        ConfigurationKey("mqtt.username"),
-        ConfigurationKey("mqtt.password-file"),
-        ConfigurationKey("mqtt.allow-plain-password"),
-        ConfigurationKey("mqtt.tls.ca-file"),
-        ConfigurationKey("mqtt.tls.cert-file"),
-        ConfigurationKey("mqtt.tls.key-file"),
-        ConfigurationKey("mqtt.reconnect.initial-delay"),
-        ConfigurationKey("mqtt.reconnect.max-delay"),
+        .mqttBroker, .mqttClientID, .mqttKeepAlive, .mqttProtocol, .mqttUsername, .mqttPasswordFile,
+        .mqttAllowPlainPassword, .mqttTLSCAFile, .mqttTLSCertFile, .mqttTLSKeyFile, .mqttReconnectInitialDelay,
+        .mqttReconnectMaxDelay,
     ]
 
     /// The broker URL (`mqtt.broker`); `mqtt://localhost` (port 1883) by default.
@@ -81,51 +99,51 @@ public struct MQTTSettings: Hashable, Sendable {
     ///
     /// - Throws: ``ConfigurationError`` naming the first key at fault.
     public mutating func read(_ values: KeyReader, environment: [String: String]) throws(ConfigurationError) {
-        if let broker = try values.value("mqtt.broker", { text throws(MQTTError) in try BrokerAddress(parsing: text) })
-        {
+        if let broker = try values.value(.mqttBroker, { text throws(MQTTError) in try BrokerAddress(parsing: text) }) {
             self.broker = broker
         }
-        if let clientID = try values.string("mqtt.client-id") { self.clientID = clientID }
-        if let keepAlive = try values.integer("mqtt.keepalive", in: 5...65_535, unit: "seconds") {
+        if let clientID = try values.string(.mqttClientID) { self.clientID = clientID }
+        if let keepAlive = try values.integer(.mqttKeepAlive, in: 5...65_535, unit: "seconds") {
             self.keepAlive = .seconds(keepAlive)
         }
-        if let version = try values.choice("mqtt.protocol", MQTTProtocolVersion.allCases.map { ($0.rawValue, $0) }) {
+        if let version = try values.choice(.mqttProtocol, MQTTProtocolVersion.allCases.map { ($0.rawValue, $0) }) {
             protocolVersion = version
         }
-        username = try values.string("mqtt.username")
-        if let file = try values.string("mqtt.password-file") {
+        username = try values.string(.mqttUsername)
+        if let file = try values.string(.mqttPasswordFile) {
             password = .file(file)
         } else if environment[Self.passwordVariable] != nil {
             password = .environment(Self.passwordVariable)
         }
         if password != nil, username == nil {
             throw ConfigurationError(
-                key: "mqtt.username",
+                key: ConfigurationKey.mqttUsername.name,
                 "a password is set (\(password.map(Self.describe) ?? "")) but no username: set mqtt.username")
         }
-        if let allow = try values.boolean("mqtt.allow-plain-password") { allowsPlaintextPassword = allow }
+        if let allow = try values.boolean(.mqttAllowPlainPassword) { allowsPlaintextPassword = allow }
         if password != nil, !allowsPlaintextPassword, case .tcp(let host, _) = broker.transport,
             !Self.isLoopback(host)
         {
             throw values.error(
-                "mqtt.broker",
+                .mqttBroker,
                 "mqtt:// would send the password of \(username ?? "") to \(host) unencrypted, for anyone on the way "
                     + "to read: use mqtts://\(host) (TLS, docs/broker-connection.md), or, on a network you trust "
                     + "(a VPN), set mqtt.allow-plain-password: true")
         }
-        tls.caFile = try values.string("mqtt.tls.ca-file")
-        tls.certificateFile = try values.string("mqtt.tls.cert-file")
-        tls.keyFile = try values.string("mqtt.tls.key-file")
+        tls.caFile = try values.string(.mqttTLSCAFile)
+        tls.certificateFile = try values.string(.mqttTLSCertFile)
+        tls.keyFile = try values.string(.mqttTLSKeyFile)
         if (tls.certificateFile == nil) != (tls.keyFile == nil) {
-            let missing = tls.certificateFile == nil ? "mqtt.tls.cert-file" : "mqtt.tls.key-file"
+            let missing = tls.certificateFile == nil ? ConfigurationKey.mqttTLSCertFile : .mqttTLSKeyFile
             throw ConfigurationError(
-                key: missing, "a client certificate needs both mqtt.tls.cert-file and mqtt.tls.key-file: set \(missing)"
+                key: missing.name,
+                "a client certificate needs both mqtt.tls.cert-file and mqtt.tls.key-file: set \(missing)"
             )
         }
-        if let initial = try values.number("mqtt.reconnect.initial-delay", in: 0.001...3600, unit: "seconds") {
+        if let initial = try values.number(.mqttReconnectInitialDelay, in: 0.001...3600, unit: "seconds") {
             reconnect.initialDelay = .seconds(initial)
         }
-        if let maximum = try values.number("mqtt.reconnect.max-delay", in: 0.001...86_400, unit: "seconds") {
+        if let maximum = try values.number(.mqttReconnectMaxDelay, in: 0.001...86_400, unit: "seconds") {
             reconnect.maximumDelay = .seconds(maximum)
         }
         do {
@@ -175,7 +193,7 @@ public struct MQTTSettings: Hashable, Sendable {
         do {
             return try password.load(environment: environment)
         } catch {
-            let key = if case .file = password { "mqtt.password-file" } else { Self.passwordVariable }
+            let key = if case .file = password { ConfigurationKey.mqttPasswordFile.name } else { Self.passwordVariable }
             throw ConfigurationError(key: key, error.message)
         }
     }
@@ -186,8 +204,8 @@ public struct MQTTSettings: Hashable, Sendable {
     public func reportRows(sources: ValueSources, clientIDDefault: String) -> [(
         key: String, value: String, source: String
     )] {
-        func row(_ key: String, _ value: String?, derived: String = "default") -> (String, String, String) {
-            (key, value ?? "(none)", sources.source(of: key) ?? derived)
+        func row(_ key: ConfigurationKey, _ value: String?, derived: String = "default") -> (String, String, String) {
+            (key.name, value ?? "(none)", sources.source(of: key) ?? derived)
         }
         let passwordRow: (String, String, String) =
             switch password {
@@ -196,19 +214,19 @@ public struct MQTTSettings: Hashable, Sendable {
             case .environment(let name)?: ("mqtt.password", "********", name)
             }
         return [
-            row("mqtt.broker", broker.description),
-            row("mqtt.client-id", clientID, derived: clientIDDefault),
-            row("mqtt.keepalive", "\(keepAlive.components.seconds) s"),
-            row("mqtt.protocol", protocolVersion.rawValue),
-            row("mqtt.username", username),
-            row("mqtt.password-file", { if case .file(let path)? = password { path } else { nil } }()),
+            row(.mqttBroker, broker.description),
+            row(.mqttClientID, clientID, derived: clientIDDefault),
+            row(.mqttKeepAlive, "\(keepAlive.components.seconds) s"),
+            row(.mqttProtocol, protocolVersion.rawValue),
+            row(.mqttUsername, username),
+            row(.mqttPasswordFile, { if case .file(let path)? = password { path } else { nil } }()),
             passwordRow,
-            row("mqtt.allow-plain-password", "\(allowsPlaintextPassword)"),
-            row("mqtt.tls.ca-file", tls.caFile),
-            row("mqtt.tls.cert-file", tls.certificateFile),
-            row("mqtt.tls.key-file", tls.keyFile),
-            row("mqtt.reconnect.initial-delay", "\(ConfigurationFormat.seconds(reconnect.initialDelay)) s"),
-            row("mqtt.reconnect.max-delay", "\(ConfigurationFormat.seconds(reconnect.maximumDelay)) s"),
+            row(.mqttAllowPlainPassword, "\(allowsPlaintextPassword)"),
+            row(.mqttTLSCAFile, tls.caFile),
+            row(.mqttTLSCertFile, tls.certificateFile),
+            row(.mqttTLSKeyFile, tls.keyFile),
+            row(.mqttReconnectInitialDelay, "\(ConfigurationFormat.seconds(reconnect.initialDelay)) s"),
+            row(.mqttReconnectMaxDelay, "\(ConfigurationFormat.seconds(reconnect.maximumDelay)) s"),
         ]
     }
 
@@ -222,13 +240,13 @@ public struct MQTTSettings: Hashable, Sendable {
 
     /// The key an `MQTTConfiguration.validate()` message is about.
     private func key(for message: String) -> String {
-        if message.contains("client id") { return "mqtt.client-id" }
-        if message.contains("keep-alive") { return "mqtt.keepalive" }
+        if message.contains("client id") { return ConfigurationKey.mqttClientID.name }
+        if message.contains("keep-alive") { return ConfigurationKey.mqttKeepAlive.name }
         if message.contains("TLS") {
-            if tls.caFile != nil { return "mqtt.tls.ca-file" }
-            return "mqtt.tls.cert-file"
+            if tls.caFile != nil { return ConfigurationKey.mqttTLSCAFile.name }
+            return ConfigurationKey.mqttTLSCertFile.name
         }
-        if message.contains("reconnect") { return "mqtt.reconnect.max-delay" }
+        if message.contains("reconnect") { return ConfigurationKey.mqttReconnectMaxDelay.name }
         return "mqtt"
     }
 }

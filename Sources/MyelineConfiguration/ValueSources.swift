@@ -49,12 +49,17 @@ public final class ValueSources: AccessReporter, Sendable {
         records.withLock { $0[name] }
     }
 
+    /// The names of the keys read so far.
+    public var keysRead: Set<String> {
+        records.withLock { Set($0.keys) }
+    }
+
     /// Where a key's value came from: its flag, its environment variable, the file's path, or `nil` for the default.
-    public func source(of name: String) -> String? {
-        guard let provider = record(for: name)?.provider else { return nil }
+    public func source(of key: ConfigurationKey) -> String? {
+        guard let provider = record(for: key.name)?.provider else { return nil }
         switch provider {
-        case 0: return schema.byName[name]?.flag ?? "a flag"
-        case 1: return ConfigurationKey.environmentVariable(for: name)
+        case 0: return key.flag ?? "a flag"
+        case 1: return key.environmentVariable
         default: return filePath ?? "the file"
         }
     }

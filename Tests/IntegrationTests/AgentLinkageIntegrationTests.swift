@@ -25,19 +25,15 @@ import TestSupport
         ("libswiftDispatch", "Dispatch (the executors, service-lifecycle's signals)"), ("libdispatch", "Dispatch"),
         ("libBlocksRuntime", "Dispatch"),
         ("libFoundationEssentials", "dates, JSON, Data, URL: the agent's own modules import FoundationEssentials only"),
-        // Still needed, through Yams only (swift-configuration's YAML provider imports it, and Yams
-        // imports Foundation): Foundation brings ICU (40.8 MB) with it. Remove these three lines
-        // when the YAML file is read without Yams, so that ICU coming back fails here; until then
-        // `theAgentsModulesImportFoundationEssentialsOnly` keeps Myeline's own modules off it.
-        ("libFoundation.", "Foundation: through Yams"),
-        ("libFoundationInternationalization", "Foundation's dependency"),
-        ("lib_FoundationICU", "Foundation's dependency: ICU"),
     ]
 
-    /// Never: XML (libxml2 maps ICU's 31 MB of data: the GPX reader streams without it, issue
-    /// 20), HTTP (libcurl), or a second ICU.
+    /// Never: Foundation, which brings ICU (lib_FoundationICU, 40.8 MB: the configuration's YAML
+    /// is read by MyelineConfiguration's own reader, not Yams, which imports Foundation; issue 24),
+    /// XML (libxml2 maps ICU's 31 MB of data: the GPX reader streams without it, issue 20), HTTP
+    /// (libcurl), or a second ICU.
     static let refused = [
-        "libxml2", "libFoundationXML", "lib_CFXMLInterface", "libFoundationNetworking", "libcurl", "libicu",
+        "libFoundation.", "libFoundationInternationalization", "lib_FoundationICU", "libxml2", "libFoundationXML",
+        "lib_CFXMLInterface", "libFoundationNetworking", "libcurl", "libicu",
     ]
 
     @Test func theAgentLinksOnlyWhatATrackerNeeds() async throws {
@@ -66,8 +62,8 @@ import TestSupport
         "MQTT", "MyelineAgent", "MyelineAgentKit", "MyelineConfiguration", "Tracking",
     ]
 
-    /// While Yams keeps Foundation linked, `ldd` cannot tell a module of Myeline's that imports it
-    /// again: the sources can.
+    /// A module of Myeline's that imports Foundation again fails `theAgentLinksOnlyWhatATrackerNeeds`
+    /// too; this names the file.
     @Test func theAgentsModulesImportFoundationEssentialsOnly() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")

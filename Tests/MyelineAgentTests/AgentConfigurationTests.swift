@@ -56,8 +56,8 @@ struct AgentConfigurationTests {
         #expect(configuration.alerts.geofences.isEmpty)
         #expect(configuration.alerts.overspeedThreshold == nil)
         #expect(configuration.logLevel == .info)
-        #expect(loaded.sources.source(of: "device.id") == "--device")
-        #expect(loaded.sources.source(of: "mqtt.broker") == nil)
+        #expect(loaded.sources.source(of: .deviceID) == "--device")
+        #expect(loaded.sources.source(of: .mqttBroker) == nil)
     }
 
     @Test func staleAfterFollowsTheHeartbeatUnlessSet() async throws {
@@ -94,10 +94,10 @@ struct AgentConfigurationTests {
         #expect(configuration.mqtt.protocolVersion == .v311)
         #expect(configuration.topicPrefix.rawValue == "file/prefix")
         #expect(configuration.updates.heartbeat == 60)
-        #expect(loaded.sources.source(of: "mqtt.broker") == "--broker")
-        #expect(loaded.sources.source(of: "mqtt.keepalive") == "MYELINE_MQTT_KEEPALIVE")
-        #expect(loaded.sources.source(of: "topic-prefix") == loaded.filePath)
-        #expect(loaded.sources.source(of: "updates.heartbeat") == nil)
+        #expect(loaded.sources.source(of: .mqttBroker) == "--broker")
+        #expect(loaded.sources.source(of: .mqttKeepAlive) == "MYELINE_MQTT_KEEPALIVE")
+        #expect(loaded.sources.source(of: .topicPrefix) == loaded.filePath)
+        #expect(loaded.sources.source(of: .updatesHeartbeat) == nil)
     }
 
     @Test func everyKeyHasItsEnvironmentVariable() async throws {
@@ -212,6 +212,50 @@ struct AgentConfigurationTests {
         #expect(error?.description.contains("hunter2") == false)
     }
 
+    /// A key written both dotted and nested: Yams' reading kept whichever came last without a word.
+    @Test func aKeySetTwiceInTheFileIsRefused() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(yaml: "device.id: a\nmqtt:\n  broker: mqtt://x\ndevice:\n  id: b\n")
+        }
+        #expect(error?.key == "device.id")
+        #expect(error?.source?.hasSuffix("agent.yaml (line 5)") == true)
+        #expect(error?.message == "is set twice in this file (first on line 1): keep one")
+        let nestedFirst = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(yaml: "device:\n  id: b\ndevice.id: a\n")
+        }
+        #expect(nestedFirst?.source?.hasSuffix("agent.yaml (line 3)") == true)
+        #expect(nestedFirst?.message == "is set twice in this file (first on line 2): keep one")
+    }
+
+    /// A file with no keys was refused by swift-configuration's YAML provider ("Top level YAML
+    /// value is not a mapping"); now the message says what to write.
+    @Test func aFileWithoutKeysIsRefused() async throws {
+        for (yaml, what) in [
+            ("", "holds no keys"), ("# all commented out\n", "holds no keys"), ("- a\n", "is not a YAML mapping"),
+        ] {
+            let error = await #expect(throws: ConfigurationError.self) {
+                try await Self.load(flags: ["device.id": "v"], yaml: yaml)
+            }
+            #expect(error?.key.hasSuffix("agent.yaml") == true)
+            #expect(error?.message.hasPrefix(what) == true, "\(error!)")
+            #expect(error?.message.hasSuffix("(an empty configuration is {})") == true, "\(error!)")
+        }
+        let empty = try await Self.load(flags: ["device.id": "v"], yaml: "{}\n")
+        #expect(empty.configuration == AgentConfiguration(deviceID: try DeviceID("v")))
+    }
+
+    /// What the YAML reader refuses names the file, the line and the column.
+    @Test func yamlTheReaderLeavesOutIsRefusedWithItsPlace() async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(flags: ["device.id": "v"], yaml: "a: &x 1\n")
+        }
+        #expect(error?.key.hasSuffix("agent.yaml") == true)
+        #expect(
+            error?.message
+                == "is not valid YAML, or uses YAML this reader leaves out: line 1, column 4: anchors (&name) are not read: write the value out"
+        )
+    }
+
     @Test func unknownFileKeysAreReportedWithASuggestion() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], yaml: "device:\n  id: v\nmqtt:\n  borker: mqtt://x\n")
@@ -230,9 +274,17 @@ struct AgentConfigurationTests {
     /// seconds to compare with every key for a suggestion.
     @Test func aKeyThatIsNotANameIsNamedAsSuch() async throws {
         let error = await #expect(throws: ConfigurationError.self) {
+            try await Self.load(flags: ["device.id": "v"], yaml: "mqtt:\n  [a, b]: x\n")
+        }
+        #expect(
+            error?.message.hasSuffix("line 2, column 9: a list or a mapping as a key: keys are names, such as device:")
+                == true, "\(error!)")
+        let explicit = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], yaml: "? - a\n  - b\n: x\n")
         }
-        #expect(error?.message.hasPrefix("has a key that is a list or a mapping, not a name") == true, "\(error!)")
+        #expect(
+            explicit?.message.hasSuffix("line 1, column 1: explicit keys ('? ') are not read: write key: value")
+                == true, "\(explicit!)")
         let long = String(repeating: "x", count: 1_000)
         let far = await #expect(throws: ConfigurationError.self) {
             try await Self.load(flags: ["device.id": "v"], yaml: "\(long): 1\n")
@@ -279,7 +331,7 @@ struct AgentConfigurationTests {
         let loaded = try await ConfigurationLoader.load(
             flags: [:], file: Self.examplePath, environment: [:], defaultFile: Self.noDefaultFile)
         #expect(loaded.configuration == AgentConfiguration(deviceID: try DeviceID("van-7")))
-        #expect(loaded.sources.source(of: "mqtt.broker") == Self.examplePath)
+        #expect(loaded.sources.source(of: .mqttBroker) == Self.examplePath)
     }
 
     @Test func theExampleFileMentionsEveryKey() throws {

@@ -17,13 +17,23 @@ private final class Outcome: @unchecked Sendable {
 }
 
 /// libFuzzer entry point: one agent configuration file (YAML), read as `myeline-agent --config`
-/// reads it, with no flags and no `MYELINE_*` variables.
+/// reads it, with no flags and no `MYELINE_*` variables; and the text, if it is UTF-8, given to
+/// the YAML reader (`YAMLReader`) directly.
 ///
 /// Besides not crashing or hanging: the file is either loaded or refused with an error that names
-/// a key, variable or file and says what is wrong.
+/// a key, variable or file and says what is wrong; the reader gives a tree or an error at a line
+/// and a column of the text.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = FuzzSupport.bytes(data, count)
+    if let text = String(validating: bytes, as: UTF8.self) {
+        do {
+            _ = try YAMLReader.parse(text)
+        } catch {
+            let lines = text.unicodeScalars.count { $0 == "\n" || $0 == "\r" } + 1
+            precondition((1...lines).contains(error.line) && error.column >= 1 && !error.message.isEmpty)
+        }
+    }
     guard let file = fopen(path, "w"), fwrite(bytes, 1, count, file) == count, fclose(file) == 0 else {
         preconditionFailure("cannot write \(path)")
     }

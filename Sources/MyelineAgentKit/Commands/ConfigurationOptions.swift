@@ -47,17 +47,13 @@ struct ConfigurationOptions: ParsableArguments {
 
     /// The values given, by dotted key.
     var values: [String: String] {
-        var values: [String: String] = [:]
-        values["device.id"] = connection.device
-        values["mqtt.broker"] = connection.broker
-        values["source.address"] = source
-        values["source.speed"] = speed
-        values["source.loop"] = loop.map { String($0) }
-        values["topic-prefix"] = prefix
-        values["state-directory"] = stateDirectory
-        values["activity.end-on-exit"] = endOnExit.map { String($0) }
-        values["log-level"] = logLevel
-        return values
+        let given: [(ConfigurationKey, String?)] = [
+            (.deviceID, connection.device), (.mqttBroker, connection.broker), (.sourceAddress, source),
+            (.sourceSpeed, speed), (.sourceLoop, loop.map { String($0) }), (.topicPrefix, prefix),
+            (.stateDirectory, stateDirectory), (.activityEndOnExit, endOnExit.map { String($0) }),
+            (.logLevel, logLevel),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key.name, $0) } })
     }
 
     /// Reads and checks the configuration, with these flags first.

@@ -45,8 +45,8 @@ extension AgentConfiguration {
     /// | `homeassistant.prefix` | topic levels without `+`, `#` | `homeassistant` |
     mutating func readIntegrations(_ values: KeyReader) throws(ConfigurationError) {
         ownTracks = OwnTracks(device: device.id.rawValue)
-        if let enabled = try values.boolean("owntracks.enabled") { ownTracks.enabled = enabled }
-        for (key, path) in [("owntracks.user", \OwnTracks.user), ("owntracks.device", \OwnTracks.device)] {
+        if let enabled = try values.boolean(.ownTracksEnabled) { ownTracks.enabled = enabled }
+        for (key, path) in [(ConfigurationKey.ownTracksUser, \OwnTracks.user), (.ownTracksDevice, \OwnTracks.device)] {
             guard let level = try values.string(key) else { continue }
             guard OwnTracksTopic.isValidLevel(level) else {
                 throw values.error(
@@ -55,19 +55,19 @@ extension AgentConfiguration {
             ownTracks[keyPath: path] = level
         }
         ownTracks.trackerID = OwnTracksLocation.defaultTrackerID(device: ownTracks.device)
-        if let trackerID = try values.string("owntracks.tid") {
+        if let trackerID = try values.string(.ownTracksTrackerID) {
             guard (1...2).contains(trackerID.count), trackerID.allSatisfy({ !$0.isWhitespace }) else {
                 throw values.error(
-                    "owntracks.tid", "\"\(trackerID)\" is not a tracker id: use 1 or 2 characters, such as V7")
+                    .ownTracksTrackerID, "\"\(trackerID)\" is not a tracker id: use 1 or 2 characters, such as V7")
             }
             ownTracks.trackerID = trackerID
         }
-        if let enabled = try values.boolean("homeassistant.enabled") { homeAssistant.enabled = enabled }
-        if let prefix = try values.string("homeassistant.prefix") {
+        if let enabled = try values.boolean(.homeAssistantEnabled) { homeAssistant.enabled = enabled }
+        if let prefix = try values.string(.homeAssistantPrefix) {
             let levels = prefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard levels.allSatisfy(OwnTracksTopic.isValidLevel) else {
                 throw values.error(
-                    "homeassistant.prefix",
+                    .homeAssistantPrefix,
                     "\"\(prefix)\" is not a topic prefix: use levels without '+', '#' or empty levels (such as homeassistant)"
                 )
             }
@@ -76,23 +76,24 @@ extension AgentConfiguration {
     }
 
     /// The keys of ``readIntegrations(_:)``, in the order `check-config` prints them.
-    static let integrationKeys = [
-        ConfigurationKey("owntracks.enabled"), ConfigurationKey("owntracks.user"), ConfigurationKey("owntracks.device"),
-        ConfigurationKey("owntracks.tid"), ConfigurationKey("homeassistant.enabled"),
-        ConfigurationKey("homeassistant.prefix"),
+    static let integrationKeys: [ConfigurationKey] = [
+        .ownTracksEnabled, .ownTracksUser, .ownTracksDevice, .ownTracksTrackerID, .homeAssistantEnabled,
+        .homeAssistantPrefix,
     ]
 
     /// The `check-config` rows of ``readIntegrations(_:)``'s keys.
-    func integrationRows(_ row: (String, String?, String) -> (key: String, value: String, source: String)) -> [(
-        key: String, value: String, source: String
-    )] {
+    func integrationRows(_ row: (ConfigurationKey, String?, String) -> (key: String, value: String, source: String))
+        -> [(
+            key: String, value: String, source: String
+        )]
+    {
         [
-            row("owntracks.enabled", String(ownTracks.enabled), "default"),
-            row("owntracks.user", ownTracks.user, "default"),
-            row("owntracks.device", ownTracks.device, "device.id"),
-            row("owntracks.tid", ownTracks.trackerID, "owntracks.device"),
-            row("homeassistant.enabled", String(homeAssistant.enabled), "default"),
-            row("homeassistant.prefix", homeAssistant.prefix, "default"),
+            row(.ownTracksEnabled, String(ownTracks.enabled), "default"),
+            row(.ownTracksUser, ownTracks.user, "default"),
+            row(.ownTracksDevice, ownTracks.device, ConfigurationKey.deviceID.name),
+            row(.ownTracksTrackerID, ownTracks.trackerID, ConfigurationKey.ownTracksDevice.name),
+            row(.homeAssistantEnabled, String(homeAssistant.enabled), "default"),
+            row(.homeAssistantPrefix, homeAssistant.prefix, "default"),
         ]
     }
 }

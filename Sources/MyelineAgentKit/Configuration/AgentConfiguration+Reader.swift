@@ -31,6 +31,7 @@ extension AgentConfiguration {
     /// | `mqtt.protocol` | `5` or `3.1.1` | `5` |
     /// | `mqtt.username` | string | none (anonymous) |
     /// | `mqtt.password-file` | path | none (then `MYELINE_MQTT_PASSWORD`, if set) |
+    /// | `mqtt.allow-plain-password` | boolean | `false` |
     /// | `mqtt.tls.ca-file` | path | none (system CAs with `mqtts://`) |
     /// | `mqtt.tls.cert-file` | path | none |
     /// | `mqtt.tls.key-file` | path | none |
@@ -72,139 +73,139 @@ extension AgentConfiguration {
     init(reader: ConfigReader, sources: ValueSources, environment: [String: String]) throws(ConfigurationError) {
         let values = KeyReader(reader: reader, sources: sources)
 
-        guard let deviceText = try values.string("device.id") else {
+        guard let deviceText = try values.string(.deviceID) else {
             throw ConfigurationError(
-                key: "device.id",
+                key: .deviceID,
                 "no device id: set device.id in the file, MYELINE_DEVICE_ID, or --device (such as van-7)")
         }
-        let deviceID = try values.check("device.id", deviceText) { text throws(ActivityError) in try DeviceID(text) }
+        let deviceID = try values.check(.deviceID, deviceText) { text throws(ActivityError) in try DeviceID(text) }
         self.init(deviceID: deviceID)
 
         // device
-        if let name = try values.string("device.name") { device.name = name }
-        device.vehicle = try values.string("device.vehicle")
-        device.driver = try values.string("device.driver")
-        let destinationName = try values.string("device.destination.name")
-        let latitude = try values.number("device.destination.latitude", in: -90...90, unit: "degrees")
-        let longitude = try values.number("device.destination.longitude", in: -180...180, unit: "degrees")
+        if let name = try values.string(.deviceName) { device.name = name }
+        device.vehicle = try values.string(.deviceVehicle)
+        device.driver = try values.string(.deviceDriver)
+        let destinationName = try values.string(.deviceDestinationName)
+        let latitude = try values.number(.deviceDestinationLatitude, in: -90...90, unit: "degrees")
+        let longitude = try values.number(.deviceDestinationLongitude, in: -180...180, unit: "degrees")
         switch (destinationName, latitude, longitude) {
         case (nil, nil, nil): break
         case (let name?, let latitude?, let longitude?):
             device.destination = .init(name: name, latitude: latitude, longitude: longitude)
         default:
             let missing = [
-                ("device.destination.name", destinationName == nil),
-                ("device.destination.latitude", latitude == nil),
-                ("device.destination.longitude", longitude == nil),
+                (ConfigurationKey.deviceDestinationName, destinationName == nil),
+                (.deviceDestinationLatitude, latitude == nil),
+                (.deviceDestinationLongitude, longitude == nil),
             ].first { $0.1 }!.0
             throw ConfigurationError(
                 key: missing, "a destination needs a name, a latitude and a longitude: set \(missing) too")
         }
-        if let priority = try values.number("device.priority", in: -1e6...1e6, unit: "") { device.priority = priority }
+        if let priority = try values.number(.devicePriority, in: -1e6...1e6, unit: "") { device.priority = priority }
 
         // mqtt
         try mqtt.read(values, environment: environment)
 
         // topics, source, state
-        if let prefix = try values.value("topic-prefix", { text throws(ActivityError) in try TopicPrefix(text) }) {
+        if let prefix = try values.value(.topicPrefix, { text throws(ActivityError) in try TopicPrefix(text) }) {
             topicPrefix = prefix
         }
         if let address = try values.value(
-            "source.address", { text throws(LocationError) in try LocationSourceAddress(parsing: text) })
+            .sourceAddress, { text throws(LocationError) in try LocationSourceAddress(parsing: text) })
         {
             source.address = address
         }
-        if let speed = try values.string("source.speed") {
-            source.pacing = try values.check("source.speed", speed) { text throws(ConfigurationError) in
+        if let speed = try values.string(.sourceSpeed) {
+            source.pacing = try values.check(.sourceSpeed, speed) { text throws(ConfigurationError) in
                 try Self.pacing(text)
             }
         }
-        if let loops = try values.boolean("source.loop") { source.loops = loops }
-        if let silence = try values.string("source.silence-timeout") {
-            source.silence = try values.check("source.silence-timeout", silence) { text throws(ConfigurationError) in
+        if let loops = try values.boolean(.sourceLoop) { source.loops = loops }
+        if let silence = try values.string(.sourceSilenceTimeout) {
+            source.silence = try values.check(.sourceSilenceTimeout, silence) { text throws(ConfigurationError) in
                 try Self.silence(text)
             }
         }
-        if let directory = try values.string("state-directory") {
+        if let directory = try values.string(.stateDirectory) {
             guard directory.hasPrefix("/") else {
                 throw values.error(
-                    "state-directory", "\"\(directory)\" is not an absolute path: use one such as /var/lib/myeline")
+                    .stateDirectory, "\"\(directory)\" is not an absolute path: use one such as /var/lib/myeline")
             }
             stateDirectory = directory
         }
 
         // activity
-        if let autostart = try values.boolean("activity.autostart") { activity.autostart = autostart }
-        if let dismissal = try values.string("activity.dismissal") {
-            activity.dismissal = try values.check("activity.dismissal", dismissal) { text throws(ConfigurationError) in
+        if let autostart = try values.boolean(.activityAutostart) { activity.autostart = autostart }
+        if let dismissal = try values.string(.activityDismissal) {
+            activity.dismissal = try values.check(.activityDismissal, dismissal) { text throws(ConfigurationError) in
                 try Self.dismissal(text)
             }
         }
-        if let endOnExit = try values.boolean("activity.end-on-exit") { activity.endOnExit = endOnExit }
-        if let maximum = try values.integer("activity.max-activities", in: 1...64, unit: "activities") {
+        if let endOnExit = try values.boolean(.activityEndOnExit) { activity.endOnExit = endOnExit }
+        if let maximum = try values.integer(.activityMaxActivities, in: 1...64, unit: "activities") {
             activity.maximumActivities = maximum
         }
 
         // updates
-        if let distance = try values.number("updates.min-distance", in: 0...1_000_000, unit: "metres") {
+        if let distance = try values.number(.updatesMinDistance, in: 0...1_000_000, unit: "metres") {
             updates.minimumDistance = distance
         }
-        if let interval = try values.number("updates.min-interval", in: 0...86_400, unit: "seconds") {
+        if let interval = try values.number(.updatesMinInterval, in: 0...86_400, unit: "seconds") {
             updates.minimumInterval = interval
         }
-        if let heartbeat = try values.number("updates.heartbeat", in: 1...86_400, unit: "seconds") {
+        if let heartbeat = try values.number(.updatesHeartbeat, in: 1...86_400, unit: "seconds") {
             updates.heartbeat = heartbeat
         }
         guard updates.heartbeat >= updates.minimumInterval else {
             throw values.error(
-                "updates.heartbeat",
+                .updatesHeartbeat,
                 "\(ConfigurationFormat.number(updates.heartbeat)) s is shorter than updates.min-interval "
                     + "(\(ConfigurationFormat.number(updates.minimumInterval)) s): make it at least as long")
         }
-        updates.staleAfterSetting = try values.number("updates.stale-after", in: 1...604_800, unit: "seconds")
-        if let grace = try values.number("updates.no-fix-grace", in: 0...86_400, unit: "seconds") {
+        updates.staleAfterSetting = try values.number(.updatesStaleAfter, in: 1...604_800, unit: "seconds")
+        if let grace = try values.number(.updatesNoFixGrace, in: 0...86_400, unit: "seconds") {
             updates.noFixGrace = grace
         }
 
         // outbox, alerts, logs
-        if let capacity = try values.integer("outbox.capacity", in: 1...10_000_000, unit: "track points") {
+        if let capacity = try values.integer(.outboxCapacity, in: 1...10_000_000, unit: "track points") {
             outbox.capacity = capacity
         }
-        let syncInterval = try values.number("storage.sync-interval", in: 0.1...3600, unit: "seconds")
+        let syncInterval = try values.number(.storageSyncInterval, in: 0.1...3600, unit: "seconds")
         let interval = AgentStorage.Durability.interval(.seconds(syncInterval ?? 5))
         storage.durability =
-            try values.choice("storage.durability", [("interval", interval), ("every-fix", .everyFix)]) ?? interval
+            try values.choice(.storageDurability, [("interval", interval), ("every-fix", .everyFix)]) ?? interval
         if case .everyFix = storage.durability, syncInterval != nil {
             throw values.error(
-                "storage.sync-interval",
+                .storageSyncInterval,
                 "has no effect with storage.durability: every-fix, which writes every fix at once: remove one of them")
         }
-        if let spool = try values.string("storage.spool-directory") {
+        if let spool = try values.string(.storageSpoolDirectory) {
             guard spool.hasPrefix("/") else {
                 throw values.error(
-                    "storage.spool-directory",
+                    .storageSpoolDirectory,
                     "\"\(spool)\" is not an absolute path: use one such as /run/myeline/spool")
             }
             storage.spoolDirectory = spool
         }
-        if let fences = try values.list("alerts.geofences") {
+        if let fences = try values.list(.alertsGeofences) {
             var names: Set<String> = []
             for text in fences {
-                let fence = try values.check("alerts.geofences", text) { text throws(ConfigurationError) in
+                let fence = try values.check(.alertsGeofences, text) { text throws(ConfigurationError) in
                     try Self.geofence(text)
                 }
                 guard names.insert(fence.name).inserted else {
-                    throw values.error("alerts.geofences", "two geofences are named \"\(fence.name)\": rename one")
+                    throw values.error(.alertsGeofences, "two geofences are named \"\(fence.name)\": rename one")
                 }
                 alerts.geofences.append(fence)
             }
         }
-        alerts.overspeedThreshold = try values.number("alerts.overspeed.threshold", in: 0.1...1000, unit: "m/s")
-        if let duration = try values.number("alerts.overspeed.duration", in: 0...3600, unit: "seconds") {
+        alerts.overspeedThreshold = try values.number(.alertsOverspeedThreshold, in: 0.1...1000, unit: "m/s")
+        if let duration = try values.number(.alertsOverspeedDuration, in: 0...3600, unit: "seconds") {
             alerts.overspeedDuration = duration
         }
         let levels = Logger.Level.allCases.map { ($0.rawValue, $0) }
-        if let level = try values.choice("log-level", levels) { logLevel = level }
+        if let level = try values.choice(.logLevel, levels) { logLevel = level }
         try readIntegrations(values)
     }
 
@@ -212,7 +213,7 @@ extension AgentConfiguration {
         if text.lowercased() == "max" { return .asFastAsPossible }
         guard let factor = Double(text), factor.isFinite, factor > 0, factor <= 10_000 else {
             throw ConfigurationError(
-                key: "source.speed",
+                key: .sourceSpeed,
                 "invalid replay speed \"\(text)\": use a factor such as 1, 2 or 0.5 (up to 10000), or max")
         }
         return factor == 1 ? .recorded : .scaled(factor)
@@ -225,7 +226,7 @@ extension AgentConfiguration {
         default:
             guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
                 throw ConfigurationError(
-                    key: "source.silence-timeout",
+                    key: .sourceSilenceTimeout,
                     "invalid silence timeout \"\(text)\": use auto, off, or seconds such as 10 (up to 86400)")
             }
             return .fixed(seconds)
@@ -243,7 +244,7 @@ extension AgentConfiguration {
                 return .after(seconds: seconds)
             }
             throw ConfigurationError(
-                key: "activity.dismissal",
+                key: .activityDismissal,
                 "invalid dismissal policy \"\(text)\": use default, immediate or after:SECONDS (0 to 14400)")
         }
     }
@@ -252,7 +253,7 @@ extension AgentConfiguration {
         let usage = "use NAME:LATITUDE:LONGITUDE:RADIUS, such as depot:52.52:13.405:150 (degrees, metres)"
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 4 else {
-            throw ConfigurationError(key: "alerts.geofences", "invalid geofence \"\(text)\": \(usage)")
+            throw ConfigurationError(key: .alertsGeofences, "invalid geofence \"\(text)\": \(usage)")
         }
         let name = parts.dropLast(3).joined(separator: ":").trimmingWhitespace()
         let numbers = parts.suffix(3).map { Double(String($0).trimmingWhitespace()) }
@@ -260,7 +261,7 @@ extension AgentConfiguration {
             (-90...90).contains(latitude), (-180...180).contains(longitude), radius > 0, radius <= 1_000_000
         else {
             throw ConfigurationError(
-                key: "alerts.geofences",
+                key: .alertsGeofences,
                 "invalid geofence \"\(text)\": \(usage); latitude -90 to 90, longitude -180 to 180, radius above 0")
         }
         return Geofence(name: name, latitude: latitude, longitude: longitude, radius: radius)

@@ -15,50 +15,50 @@ struct ConfigurationReport {
     init(_ loaded: LoadedConfiguration) {
         let configuration = loaded.configuration
         let sources = loaded.sources
-        func row(_ key: String, _ value: String?, derived: String = "default") -> (String, String, String) {
-            (key, value ?? "(none)", sources.source(of: key) ?? derived)
+        func row(_ key: ConfigurationKey, _ value: String?, derived: String = "default") -> (String, String, String) {
+            (key.name, value ?? "(none)", sources.source(of: key) ?? derived)
         }
         let c = configuration
         let format = ConfigurationFormat.number
         var rows: [(key: String, value: String, source: String)] = [
-            row("device.id", c.device.id.rawValue),
-            row("device.name", c.device.name, derived: "device.id"),
-            row("device.vehicle", c.device.vehicle),
-            row("device.driver", c.device.driver),
-            row("device.destination.name", c.device.destination?.name),
-            row("device.destination.latitude", c.device.destination.map { format($0.latitude) }),
-            row("device.destination.longitude", c.device.destination.map { format($0.longitude) }),
-            row("device.priority", format(c.device.priority)),
+            row(.deviceID, c.device.id.rawValue),
+            row(.deviceName, c.device.name, derived: ConfigurationKey.deviceID.name),
+            row(.deviceVehicle, c.device.vehicle),
+            row(.deviceDriver, c.device.driver),
+            row(.deviceDestinationName, c.device.destination?.name),
+            row(.deviceDestinationLatitude, c.device.destination.map { format($0.latitude) }),
+            row(.deviceDestinationLongitude, c.device.destination.map { format($0.longitude) }),
+            row(.devicePriority, format(c.device.priority)),
         ]
-        rows += c.mqtt.reportRows(sources: sources, clientIDDefault: "device.id")
+        rows += c.mqtt.reportRows(sources: sources, clientIDDefault: ConfigurationKey.deviceID.name)
         rows += [
-            row("topic-prefix", c.topicPrefix.rawValue),
-            row("source.address", c.source.address.description),
-            row("source.speed", Self.speed(c.source.pacing)),
-            row("source.loop", String(c.source.loops)),
-            row("source.silence-timeout", c.source.silence.description),
-            row("state-directory", c.stateDirectory),
-            row("activity.autostart", String(c.activity.autostart)),
-            row("activity.dismissal", c.activity.dismissal.description),
-            row("activity.end-on-exit", String(c.activity.endOnExit)),
-            row("activity.max-activities", String(c.activity.maximumActivities)),
-            row("updates.min-distance", "\(format(c.updates.minimumDistance)) m"),
-            row("updates.min-interval", "\(format(c.updates.minimumInterval)) s"),
-            row("updates.heartbeat", "\(format(c.updates.heartbeat)) s"),
-            row("updates.stale-after", "\(format(c.updates.staleAfter)) s", derived: "3 x updates.heartbeat"),
-            row("updates.no-fix-grace", "\(format(c.updates.noFixGrace)) s"),
-            row("outbox.capacity", "\(c.outbox.capacity) points"),
-            row("storage.durability", c.storage.durability.keyValue),
+            row(.topicPrefix, c.topicPrefix.rawValue),
+            row(.sourceAddress, c.source.address.description),
+            row(.sourceSpeed, Self.speed(c.source.pacing)),
+            row(.sourceLoop, String(c.source.loops)),
+            row(.sourceSilenceTimeout, c.source.silence.description),
+            row(.stateDirectory, c.stateDirectory),
+            row(.activityAutostart, String(c.activity.autostart)),
+            row(.activityDismissal, c.activity.dismissal.description),
+            row(.activityEndOnExit, String(c.activity.endOnExit)),
+            row(.activityMaxActivities, String(c.activity.maximumActivities)),
+            row(.updatesMinDistance, "\(format(c.updates.minimumDistance)) m"),
+            row(.updatesMinInterval, "\(format(c.updates.minimumInterval)) s"),
+            row(.updatesHeartbeat, "\(format(c.updates.heartbeat)) s"),
+            row(.updatesStaleAfter, "\(format(c.updates.staleAfter)) s", derived: "3 x updates.heartbeat"),
+            row(.updatesNoFixGrace, "\(format(c.updates.noFixGrace)) s"),
+            row(.outboxCapacity, "\(c.outbox.capacity) points"),
+            row(.storageDurability, c.storage.durability.keyValue),
             row(
-                "storage.sync-interval",
+                .storageSyncInterval,
                 c.storage.durability.syncInterval.map { "\(ConfigurationFormat.seconds($0)) s" } ?? "every fix"),
-            row("storage.spool-directory", c.storage.spoolDirectory ?? "in memory"),
+            row(.storageSpoolDirectory, c.storage.spoolDirectory ?? "in memory"),
             row(
-                "alerts.geofences",
+                .alertsGeofences,
                 c.alerts.geofences.isEmpty ? nil : c.alerts.geofences.map(\.description).joined(separator: ", ")),
-            row("alerts.overspeed.threshold", c.alerts.overspeedThreshold.map { "\(format($0)) m/s" }),
-            row("alerts.overspeed.duration", "\(format(c.alerts.overspeedDuration)) s"),
-            row("log-level", c.logLevel.rawValue),
+            row(.alertsOverspeedThreshold, c.alerts.overspeedThreshold.map { "\(format($0)) m/s" }),
+            row(.alertsOverspeedDuration, "\(format(c.alerts.overspeedDuration)) s"),
+            row(.logLevel, c.logLevel.rawValue),
         ]
         rows += c.integrationRows { key, value, derived in row(key, value, derived: derived) }
         self.rows = rows
