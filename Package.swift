@@ -127,6 +127,7 @@ let package = Package(
                 "Locking",
                 "MQTT",
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: essentials
         ),

@@ -144,12 +144,8 @@ public struct AggregatorCommand: AsyncParsableCommand {
         // The full-screen board owns the terminal: its log goes to stderr only when that is elsewhere.
         let chosen = presentation()
         let quiet = chosen == .board && isatty(2) == 1
-        LoggingSystem.bootstrap { label in
-            if quiet { return SwiftLogNoOpLogHandler() }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LogOutput.start(level: level, quiet: quiet)
+        configuration.mqtt.warnIfPasswordExposed(logger: Logger(label: "myeline.aggregator"))
         HeapPolicy.apply()
         let (group, session) = Self.buildServiceGroup(
             configuration: configuration, password: password, presentation: chosen,

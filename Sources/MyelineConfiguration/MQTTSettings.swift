@@ -1,3 +1,4 @@
+import Logging
 import MQTT
 
 import AsyncSupport
@@ -183,6 +184,15 @@ public struct MQTTSettings: Hashable, Sendable {
             "The password file is readable by every user of this machine: make it mode 0640, owner root, group of the service's user (or 0600)",
             ["mqtt.password_file": path, "file.mode": String(status.st_mode & 0o7777, radix: 8)]
         )
+    }
+
+    /// Warns on `logger` when the password file is readable by every user of the machine
+    /// (``passwordFileExposure()``): what a command that connects does once its log output started.
+    public func warnIfPasswordExposed(logger: Logger) {
+        guard let (message, metadata) = passwordFileExposure() else { return }
+        var fields: Logger.Metadata = metadata.mapValues { .string($0) }
+        fields["event"] = "mqtt.password.exposed"
+        logger.warning("\(message)", metadata: fields)
     }
 
     /// Reads the password, if one is configured; it is never logged.

@@ -191,9 +191,20 @@ struct BrokerAttackIntegrationTests {
                 #expect(
                     mosquitto.output.split(separator: "\n").filter { $0.contains(" as dev-b (") }.count == 2 * ids.count
                 )
-                let warnings = lines.filter { $0.contains("The password file is readable by every user") }
+                let warnings = lines.filter { $0.contains("event=mqtt.password.exposed") }
                 #expect(warnings.count == 1 && warnings[0].contains("file.mode=644"), "\(agent.output)")
             }
+            // The aggregator says the same of its own password file (it said nothing before).
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o644], ofItemAtPath: credentials.passwordFile("aggregator"))
+            let once = try BrokerLockdownIntegrationTests.aggregator(broker, credentials, ["--once", "--json"])
+            defer { once.signal(SIGKILL) }
+            let status = try await withDeadline(.seconds(30), what: "--once", process: once) {
+                try await once.waitForExit()
+            }
+            #expect(status == 0, "\(once.output)")
+            let boardWarnings = once.output.split(separator: "\n").filter { $0.contains("event=mqtt.password.exposed") }
+            #expect(boardWarnings.count == 1 && boardWarnings[0].contains("file.mode=644"), "\(once.output)")
         }
     }
 

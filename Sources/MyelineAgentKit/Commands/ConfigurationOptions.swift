@@ -66,28 +66,6 @@ struct ConfigurationOptions: ParsableArguments {
             flags: values, file: connection.configFile, environment: environment, defaultFile: defaultFile)
     }
 
-    /// Loads the configuration and the password for a command that connects (`run`,
-    /// `remove-integrations`), and sends the logs to stderr at the configured level; warns once
-    /// when the password file is readable by every user of the machine.
-    ///
-    /// - Throws: ``ConfigurationError`` (exit status 64) naming the key at fault.
-    func loadForConnecting(environment: [String: String]) async throws -> (
-        loaded: LoadedConfiguration, password: String?
-    ) {
-        let (loaded, password) = try await loadWithPassword(environment: environment)
-        let level = loaded.configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        if let (message, metadata) = loaded.configuration.mqtt.passwordFileExposure() {
-            Logger(label: "myeline.agent").warning(
-                "\(message)", metadata: metadata.mapValues { .string($0) })
-        }
-        return (loaded, password)
-    }
-
     /// Reads and checks the configuration, then reads the broker password, if one is configured.
     ///
     /// - Returns: the configuration and the password (`nil` without one); the password is never logged.

@@ -5,6 +5,7 @@ import LiveActivity
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import MyelineConfiguration
 
 /// `myeline-agent run`: tracks this device and publishes its live activity until stopped.
 struct RunCommand: AsyncParsableCommand {
@@ -25,7 +26,9 @@ struct RunCommand: AsyncParsableCommand {
         // At most two arenas: the agent's threads allocate little and seldom at once (HeapPolicy).
         HeapPolicy.apply(maximumArenas: 2)
         let environment = ProcessInfo.processInfo.environment
-        let (loaded, password) = try await options.loadForConnecting(environment: environment)
+        let (loaded, password) = try await options.loadWithPassword(environment: environment)
+        LogOutput.start(level: loaded.configuration.logLevel)
+        loaded.configuration.mqtt.warnIfPasswordExposed(logger: Logger(label: "myeline.agent"))
         try await AgentPreflight.check(loaded.configuration, environment: environment)
         try await Self.buildServiceGroup(configuration: loaded.configuration, password: password).run()
     }

@@ -33,9 +33,11 @@ struct RemoveIntegrationsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let (loaded, password) = try await options.loadForConnecting(environment: environment)
+        let (loaded, password) = try await options.loadWithPassword(environment: environment)
         let configuration = loaded.configuration
+        LogOutput.start(level: configuration.logLevel)
         let logger = Logger(label: "myeline.agent")
+        configuration.mqtt.warnIfPasswordExposed(logger: logger)
         let mqtt = configuration.mqtt.clientConfiguration(password: password).withOneShotClientID()
         let outcome = await withTimeout(.seconds(timeout)) { () -> Result<[String], any Error> in
             do {

@@ -67,11 +67,7 @@ struct IntentOptions: ParsableArguments {
         // One line is the whole answer: the client's routine connection logs would drown it, so only
         // a configured debug or trace level shows more than warnings.
         let level = configuration.logLevel <= .debug ? configuration.logLevel : .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LogOutput.start(level: level)
         let mqtt = configuration.mqtt.clientConfiguration(password: password).withOneShotClientID()
         let outcome = try await IntentClient.send(
             command, to: configuration.device.id, topics: TopicTree(prefix: configuration.topicPrefix), mqtt: mqtt,

@@ -97,11 +97,8 @@ struct SimulateCommand: AsyncParsableCommand {
         let (loaded, password) = try await ConfigurationOptions.connecting(connection, prefix: prefix)
             .loadWithPassword(environment: environment)
         let configuration = loaded.configuration
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel <= .debug ? configuration.logLevel : .warning
-            return handler
-        }
+        // Thousands of simulated devices: their lines only when asked for in detail.
+        LogOutput.start(level: configuration.logLevel <= .debug ? configuration.logLevel : .warning)
         // Each device's content stays fresh for three of its updates (at least a minute).
         let interval = updatesPerSecond.map { Double(devices) / $0 } ?? 0
         var simulation = try FleetSimulation(
