@@ -1,3 +1,5 @@
+import AsyncSupport
+
 /// How configuration values are written back in messages and reports.
 public enum ConfigurationFormat {
     /// A number as the configuration writes it: `30`, not `30.0`.
@@ -7,7 +9,6 @@ public enum ConfigurationFormat {
 
     /// A duration in seconds as the configuration writes it, such as `1.5`.
     public static func seconds(_ duration: Duration) -> String {
-        let parts = duration.components
-        return number(Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+        number(duration.inSeconds)
     }
 }
