@@ -40,7 +40,7 @@ struct AggregatorService: Service {
             try await serve(mqtt: mqtt)
         } catch is CancellationError {
             // SIGTERM or SIGINT while a presenter waits or writes: a clean stop, not an error.
-            logger.debug("Stopped by a graceful shutdown")
+            logger.debug("Stopped by a graceful shutdown", metadata: ["event": "board.stopped"])
         }
     }
 
@@ -92,7 +92,9 @@ struct AggregatorService: Service {
                 session.setConnection(nil)
             case .connectionFailed(let error):
                 session.setConnection("cannot connect to \(configuration.mqtt.broker): \(error.message); retrying")
-                logger.warning("Cannot connect to the broker", metadata: ["mqtt.error": "\(error.message)"])
+                logger.warning(
+                    "Cannot connect to the broker",
+                    metadata: ["event": "board.connect.failed", "error": "\(error.message)"])
             case .disconnected(let error):
                 session.setConnection("disconnected: \(error?.message ?? "closed"); reconnecting")
             }
@@ -112,7 +114,7 @@ struct AggregatorService: Service {
             session.noteSentinel(placed: false)
             logger.notice(
                 "Cannot place the bootstrap's sentinel: whether the broker cuts the retained bootstrap will be unknown",
-                metadata: ["mqtt.topic": "\(sentinel)", "mqtt.error": "\(error.message)"])
+                metadata: ["event": "board.sentinel.failed", "mqtt.topic": "\(sentinel)", "error": "\(error.message)"])
         }
         let subscribedAt = clock.now
         let ownTracks = configuration.ownTracks ? [OwnTracksTopic.allDevices] : []

@@ -127,7 +127,10 @@ final class BoardSession: Sendable {
         for rejection in rejections {
             logger.debug(
                 "Ignored a message that is not Myeline's",
-                metadata: ["mqtt.topic": "\(rejection.topic)", "board.reason": "\(rejection.reason)"])
+                metadata: [
+                    "event": "board.message.ignored", "mqtt.topic": "\(rejection.topic)",
+                    "board.reason": "\(rejection.reason)",
+                ])
         }
     }
 
@@ -223,16 +226,19 @@ final class BoardSession: Sendable {
         logger.info(
             "Retained bootstrap complete",
             metadata: [
-                "board.retained": "\(bootstrap.retainedReceived)", "board.reason": "\(reason)",
+                "event": "board.bootstrap.complete", "board.retained": "\(bootstrap.retainedReceived)",
+                "board.reason": "\(reason)",
                 "board.verdict": "\(bootstrap.verdict)",
             ])
         if bootstrap.verdict == .unknown {
             logger.notice(
-                "The broker refused the board's sentinel on myeline-aggregator/sync/#: whether it cut the retained bootstrap is unknown"
-            )
+                "The broker refused the board's sentinel on myeline-aggregator/sync/#: whether it cut the retained bootstrap is unknown",
+                metadata: ["event": "board.sentinel.refused"])
         }
         if let warning = bootstrap.warning {
-            logger.warning("Retained bootstrap truncated: \(warning)")
+            logger.warning(
+                "Retained bootstrap truncated",
+                metadata: ["event": "board.bootstrap.truncated", "board.warning": "\(warning)"])
         }
     }
 
@@ -248,7 +254,9 @@ final class BoardSession: Sendable {
         guard let losses else { return }
         logger.warning(
             "Updates were lost: the board fell behind or the broker dropped messages for it; counted as missed and dropped in the header",
-            metadata: ["board.dropped": "\(losses.dropped)", "board.missed": "\(losses.missed)"])
+            metadata: [
+                "event": "board.updates.lost", "board.dropped": "\(losses.dropped)", "board.missed": "\(losses.missed)",
+            ])
     }
 
     /// Sets the connection line of the header; `nil` when connected.

@@ -113,7 +113,8 @@ struct AggregatorIntegrationTests {
             #expect(status == 75)
             #expect(board.output.contains("WARNING: only "))
             #expect(board.output.contains("raise max_queued_messages in mosquitto.conf"))
-            #expect(board.output.contains("Retained bootstrap truncated: only 1,"))
+            #expect(board.output.contains("event=board.bootstrap.truncated"))
+            #expect(board.output.contains("board.warning=only 1,"))
         }
     }
 

@@ -245,7 +245,7 @@ struct FaultHostIntegrationTests {
             let board = try AggregatorIntegrationTests.aggregator(
                 load.broker, ["--follow", "--json", "--log-level", "info"])
             defer { board.signal(SIGKILL) }
-            try await board.waitForLine(containing: "Retained bootstrap complete", timeout: .seconds(30))
+            try await board.waitForLine(containing: "event=board.bootstrap.complete", timeout: .seconds(30))
             let simulate = try load.start()
             defer { simulate.signal(SIGKILL) }
             // Warmed up: the board has shown sim-1 at seq 500 (two seconds of load).
@@ -271,7 +271,7 @@ struct FaultHostIntegrationTests {
             let during = try Self.memory(board.pid)
             try await load.end(simulate)
             let after = try Self.memory(board.pid)
-            #expect(board.output.components(separatedBy: "Updates were lost").count - 1 == 1, "logged once")
+            #expect(board.output.components(separatedBy: "event=board.updates.lost").count - 1 == 1, "logged once")
             try await StallLoad.expectBoundedThenStop(board, before: before, after: after)
             print(
                 "scenario 10 (SIGSTOP): stall \(stall), caught up \(caughtUp) after it; VmRSS before"
@@ -301,7 +301,7 @@ struct FaultHostIntegrationTests {
                         load.broker.address.description, "--follow", "--json", "--log-level", "info",
                     ], environment: ["PATH": "/usr/bin:/bin"])
                 defer { board.signal(SIGKILL) }
-                try await board.waitForLine(containing: "Retained bootstrap complete", timeout: .seconds(30))
+                try await board.waitForLine(containing: "event=board.bootstrap.complete", timeout: .seconds(30))
                 let before = try Self.memory(board.pid)
                 let simulate = try load.start()
                 defer { simulate.signal(SIGKILL) }
