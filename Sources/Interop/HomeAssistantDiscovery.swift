@@ -62,8 +62,16 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
     /// Every retained topic this discovery publishes: the configs and the attributes.
     public var retainedTopics: [String] { configTopics + [attributesTopic] }
 
+    /// A message to publish retained: its topic and its JSON payload.
+    public struct Message: Hashable, Sendable {
+        /// The topic, one of ``HomeAssistantDiscovery/configTopics``.
+        public let topic: String
+        /// The config, as JSON.
+        public let payload: [UInt8]
+    }
+
     /// The config messages (retained), in ``configTopics``' order.
-    public var configs: [(topic: String, payload: [UInt8])] {
+    public var configs: [Message] {
         let device = Device(
             identifiers: ["myeline_\(nodeID)"], name: name, manufacturer: "Myeline", model: "myeline-agent",
             softwareVersion: softwareVersion)
@@ -79,7 +87,9 @@ public struct HomeAssistantDiscovery: Hashable, Sendable {
             name: "Satellites", uniqueID: "myeline_\(nodeID)_satellites", device: device, availability: availability,
             stateTopic: attributesTopic, valueTemplate: Self.presentOrNone("satellites"), stateClass: "measurement",
             icon: "mdi:satellite-variant")
-        return zip(configTopics, [tracker, speed, satellites]).map { ($0, InteropJSON.encode($1)) }
+        return zip(configTopics, [tracker, speed, satellites]).map {
+            Message(topic: $0, payload: InteropJSON.encode($1))
+        }
     }
 
     /// The speed sensor's template: the attributes' `speed` (m/s) in km/h, to 0.1. Home Assistant
