@@ -29,7 +29,19 @@ export class FleetMap {
     this.fittedCount = 0;
     this.userMoved = false;
     this.map.on("dragstart", () => { this.userMoved = true; });
+    // Where the view settled, for tests and scripts that read the page.
+    this.map.on("moveend", () => { element.dataset.zoom = String(this.map.getZoom()); });
     element.addEventListener("wheel", () => { this.userMoved = true; }, { passive: true });
+  }
+
+  /**
+   * Centres the map on an activity chosen in the list, zoomed in to a region (level 9, some 150 km
+   * across) unless the view is closer already; the view then stays where the user put it.
+   */
+  focus(line) {
+    if (!line || !isLocated(line)) return;
+    this.userMoved = true;
+    this.map.setView([line.latitude, line.longitude], Math.max(this.map.getZoom(), 9));
   }
 
   /** Brings the markers, circles and trails in line with the model. */
@@ -60,6 +72,8 @@ export class FleetMap {
       layer.label.textContent = line.name ?? line.device;
       layer.marker.setLatLng(position);
       layer.marker.setStyle({ color: key === selected ? "#000" : colour, fillColor: colour });
+      // The selected marker above the others where several share a place (two vans on one loop).
+      if (key === selected) layer.marker.bringToFront();
       const accuracy = Number.isFinite(line.horizontalAccuracy) ? line.horizontalAccuracy : 0;
       layer.circle.setLatLng(position).setRadius(accuracy).setStyle({ color: colour, opacity: accuracy > 0 ? 0.5 : 0 });
       const points = fleet.trails.get(key) ?? [position];
