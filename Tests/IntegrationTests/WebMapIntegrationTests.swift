@@ -146,8 +146,9 @@ struct WebMapIntegrationTests {
     /// simulated devices at 1,000 envelopes per second (about 700 KiB/s to each page). Two raw
     /// connections ask for /api/events and never read; each is dropped once its queue passes
     /// web.client-buffer (after the kernel's socket buffers fill), counted, its connection closed,
-    /// and logged once for both. Meanwhile a reader that keeps up stays connected and receives a
-    /// device published after the drops, and the board's own fleet has it too, with no message
+    /// and logged once for both. Meanwhile a reader that keeps up and a page in Chromium (its 1,000
+    /// markers named on hover only) stay connected and receive a device published after the drops,
+    /// and the board's own fleet has it too, with no message
     /// dropped by the board.
     @Test func aPageThatNeverReadsIsDroppedWhileOthersKeepUp() async throws {
         try await TestBroker.with(extraConfiguration: AggregatorIntegrationTests.tunedBroker) { broker in
@@ -168,33 +169,41 @@ struct WebMapIntegrationTests {
             defer { reader.close() }
             reader.startReading(lookingFor: #""device":"late-1""#)
             try await reader.waitUntil("the reader's first snapshot") { $0.bytes > 0 }
-            let stalled = try [
-                RawEventStream(port: port), RawEventStream(port: port),
-            ]
-            defer { for stream in stalled { stream.close() } }
-            try await withDeadline(.seconds(90), what: "both stalled pages to be dropped", process: board) {
-                while try await Self.stats(url)["clients-dropped"] ?? 0 < 2 {
-                    try await Task.sleep(for: .milliseconds(200))
+            try await HeadlessBrowser.with { browser in
+                // And a page in a browser, following the 1,000 (names on hover past 100 markers).
+                let page = try await browser.open(url)
+                try await page.waitUntil(
+                    "document.querySelectorAll('[data-kind=marker]').length >= 1000", timeout: .seconds(60))
+                #expect(try await page.evaluate("document.querySelectorAll('.leaflet-tooltip').length") == "0")
+                let stalled = try [RawEventStream(port: port), RawEventStream(port: port)]
+                defer { for stream in stalled { stream.close() } }
+                try await withDeadline(.seconds(90), what: "both stalled pages to be dropped", process: board) {
+                    while try await Self.stats(url)["clients-dropped"] ?? 0 < 2 {
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
                 }
+                // Dropped means closed: what the stalled pages never read ends with the end of the stream.
+                for stream in stalled {
+                    stream.startReading(lookingFor: "\n")
+                    try await stream.waitUntil("a dropped page's connection to close") { $0.ended }
+                }
+                // A device published after the drops reaches the reader, the page and the board.
+                try await AggregatorIntegrationTests.publish(
+                    [("myeline/late-1/activities/a1", AggregatorIntegrationTests.envelope("late-1"))], to: broker)
+                try await reader.waitUntil("the reader to receive late-1") { $0.found }
+                #expect(!reader.seen.ended, "the reader stays connected")
+                try await page.waitUntil("\(Self.row("late-1")) !== null")
+                #expect(try await page.evaluate("document.body.dataset.connection") == #""connected""#)
+                let (fleet, _) = try await URLSession.shared.data(from: URL(string: url + "api/fleet")!)
+                let lines = String(decoding: fleet, as: UTF8.self).split(separator: "\n")
+                #expect(lines.contains { $0.contains(#""device":"late-1""#) })
+                let summary = try #require(
+                    lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) })
+                #expect((summary as? [String: Any])?["dropped"] as? Int == 0, "the board fell behind: \(summary)")
+                let counts = try await Self.stats(url)
+                #expect(counts["clients-dropped"] == 2)
+                #expect(counts["clients"] == 2)
             }
-            // Dropped means closed: what the stalled pages never read ends with the end of the stream.
-            for stream in stalled {
-                stream.startReading(lookingFor: "\n")
-                try await stream.waitUntil("a dropped page's connection to close") { $0.ended }
-            }
-            // A device published after the drops reaches the reader and the board.
-            try await AggregatorIntegrationTests.publish(
-                [("myeline/late-1/activities/a1", AggregatorIntegrationTests.envelope("late-1"))], to: broker)
-            try await reader.waitUntil("the reader to receive late-1") { $0.found }
-            #expect(!reader.seen.ended, "the reader stays connected")
-            let (fleet, _) = try await URLSession.shared.data(from: URL(string: url + "api/fleet")!)
-            let lines = String(decoding: fleet, as: UTF8.self).split(separator: "\n")
-            #expect(lines.contains { $0.contains(#""device":"late-1""#) })
-            let summary = try #require(lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) })
-            #expect((summary as? [String: Any])?["dropped"] as? Int == 0, "the board fell behind: \(summary)")
-            let counts = try await Self.stats(url)
-            #expect(counts["clients-dropped"] == 2)
-            #expect(counts["clients"] == 1)
             let logged = board.output.components(separatedBy: "Dropped a page that did not read its event stream")
             #expect(logged.count - 1 == 1, "logged once: \(board.output)")
         }
