@@ -55,6 +55,7 @@ export class FleetMap {
     const located = [...fleet.activities].filter(([, line]) => isLocated(line));
     // Names stay on the map up to labelLimit markers; past it they would cover one another and
     // cost the browser a layout apiece: then a name shows when the pointer is over its marker.
+    if (selected !== this.frontKey) this.frontKey = null;
     const permanent = located.length <= labelLimit;
     const relabel = permanent !== this.permanentLabels;
     this.permanentLabels = permanent;
@@ -104,12 +105,17 @@ export class FleetMap {
         layer.circle.setRadius(accuracy).setStyle({ color: colour, opacity: accuracy > 0 ? 0.5 : 0 });
         drawn.accuracy = accuracy;
       }
-      if (drawn.points !== points.length || drawn.last !== last) {
+      const trail = `${points.length} ${last[0]} ${last[1]}`;
+      if (drawn.trail !== trail) {
         layer.trail.setLatLngs(points);
-        [drawn.points, drawn.last] = [points.length, last];
+        drawn.trail = trail;
       }
-      // The selected marker above the others where several share a place (two vans on one loop).
-      if (key === selected) layer.marker.bringToFront();
+      // The selected marker above the others where several share a place (two vans on one loop),
+      // moved once when chosen (each move is a change to the document).
+      if (key === selected && this.frontKey !== key) {
+        layer.marker.bringToFront();
+        this.frontKey = key;
+      }
       // What tests and scripts read, written when it changes (each write invalidates styles).
       const tags = `${line.device}\n${line.activity}\n${line.state}\n${points.length}`;
       if (drawn.tags === tags) continue;
