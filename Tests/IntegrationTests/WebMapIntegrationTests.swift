@@ -187,12 +187,18 @@ struct WebMapIntegrationTests {
                     stream.startReading(lookingFor: "\n")
                     try await stream.waitUntil("a dropped page's connection to close") { $0.ended }
                 }
-                // A device published after the drops reaches the reader, the page and the board.
+                // A device published after the drops reaches the reader, the page and the board (and a
+                // device without an activity is a row of its own in the page).
                 try await AggregatorIntegrationTests.publish(
-                    [("myeline/late-1/activities/a1", AggregatorIntegrationTests.envelope("late-1"))], to: broker)
+                    [
+                        ("myeline/late-1/activities/a1", AggregatorIntegrationTests.envelope("late-1")),
+                        AggregatorIntegrationTests.status("idle-2", "online"),
+                    ], to: broker)
                 try await reader.waitUntil("the reader to receive late-1") { $0.found }
                 #expect(!reader.seen.ended, "the reader stays connected")
-                try await page.waitUntil("\(Self.row("late-1")) !== null")
+                try await page.waitUntil(
+                    "\(Self.row("late-1"))?.dataset.state === 'active' && \(Self.row("idle-2"))?.dataset.state === 'idle'"
+                )
                 #expect(try await page.evaluate("document.body.dataset.connection") == #""connected""#)
                 let (fleet, _) = try await URLSession.shared.data(from: URL(string: url + "api/fleet")!)
                 let lines = String(decoding: fleet, as: UTF8.self).split(separator: "\n")

@@ -69,7 +69,8 @@ export function renderList(tbody, fleet, now, selected, onSelect) {
     rows.push(row.tr);
   }
   for (const device of idle) {
-    const row = rowFor(JSON.stringify(["device", device.device]), 8, null);
+    // One id in the key: never equal to an activity's key, which holds two.
+    const row = rowFor(JSON.stringify([device.device]), 8, null);
     const state = device.status === "offline" ? "offline" : "idle";
     putData(row, "device", device.device);
     putData(row, "state", state);
