@@ -80,7 +80,7 @@ public struct AggregatorCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Serve the fleet map on HOST:PORT or PORT (web.listen; loopback unless a host is given; docs/web.md).",
+            "Serve the fleet map on HOST:PORT or PORT (web.listen; loopback unless a host is given; without a terminal, the map alone: add --follow for lines; docs/web.md).",
             valueName: "address"))
     var http: String?
 
@@ -109,16 +109,10 @@ public struct AggregatorCommand: AsyncParsableCommand {
         return Dictionary(uniqueKeysWithValues: given.compactMap { key, value in value.map { (key.name, $0) } })
     }
 
-    /// What the flags ask to be shown, given whether standard output is a terminal: a pipe or a
-    /// file gets plain lines instead of the full-screen board.
-    func presentation(interactive: Bool = Terminal.isInteractive) -> Presentation {
-        switch (once, json, follow) {
-        case (true, false, _): .once
-        case (_, true, false): .onceJSON
-        case (_, true, true): .followJSON
-        case (false, false, true): .followPlain
-        default: interactive ? .board : .followPlain
-        }
+    /// What the flags ask to be shown, given whether the map is served and whether standard output
+    /// is a terminal (``Presentation/choose(once:json:follow:map:interactive:)``).
+    func presentation(map: Bool = false, interactive: Bool = Terminal.isInteractive) -> Presentation {
+        Presentation.choose(once: once, json: json, follow: follow, map: map, interactive: interactive)
     }
 
     /// Creates the command with no option set (ArgumentParser fills them in).
@@ -128,6 +122,10 @@ public struct AggregatorCommand: AsyncParsableCommand {
     public func validate() throws {
         if follow && once { throw ValidationError("--follow and --once exclude each other: choose one") }
         if once && http != nil { throw ValidationError("--http serves a live map and --once exits: choose one") }
+        if json && !follow && http != nil {
+            throw ValidationError(
+                "--http serves a live map and --json without --follow prints the fleet once and exits: add --follow")
+        }
     }
 
     /// Runs the board until its presentation ends or SIGTERM or SIGINT arrives.
@@ -142,7 +140,7 @@ public struct AggregatorCommand: AsyncParsableCommand {
         }
         let level = configuration.logLevel
         // The full-screen board owns the terminal: its log goes to stderr only when that is elsewhere.
-        let chosen = presentation()
+        let chosen = presentation(map: configuration.web != nil)
         let quiet = chosen == .board && isatty(2) == 1
         LogOutput.start(level: level, quiet: quiet)
         configuration.mqtt.warnIfPasswordExposed(logger: Logger(label: "myeline.aggregator"))
@@ -197,7 +195,7 @@ public struct AggregatorCommand: AsyncParsableCommand {
                 service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                 failureTerminationBehavior: .cancelGroup)
         ]
-        if let web = configuration.web {
+        if let web = configuration.web, presentation.servesMap {
             // The map reads the board's fleet a frame at a time (docs/web.md).
             let map = WebMap(settings: web, token: webToken, logger: logger, now: { clock.now }) {
                 session.withState { state in

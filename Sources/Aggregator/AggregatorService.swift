@@ -78,6 +78,9 @@ struct AggregatorService: Service {
             try await session.follow(display, format: .json)
         case .followPlain:
             try await session.follow(display, format: .plain)
+        case .mapOnly:
+            // The map is a service of its own; this one only keeps the board's model, until cancelled.
+            while true { try await Task.sleep(for: .seconds(3600)) }
         case .once, .onceJSON:
             let outcome = try await session.waitForOnce(connectTimeout: configuration.onceTimeout)
             await session.printOnce(display, json: presentation == .onceJSON, outcome: outcome)

@@ -16,6 +16,36 @@ enum Presentation: Hashable, Sendable {
     case onceJSON
     /// Every change as a JSON line, from the bootstrap on.
     case followJSON
+    /// Nothing on standard output: the map alone (`--http` with standard output not a terminal, and
+    /// neither `--follow` nor `--json`), as under systemd, whose journal would otherwise take a
+    /// line for every change.
+    case mapOnly
+
+    /// What the flags ask to be shown, given whether the map is served and whether standard output
+    /// is a terminal (docs/web.md#the-terminal-and-the-map):
+    ///
+    /// | `--once` | `--json` | `--follow` | map | terminal | |
+    /// |---|---|---|---|---|---|
+    /// | yes | no | | | | ``once`` |
+    /// | | yes | no | | | ``onceJSON`` |
+    /// | | yes | yes | | | ``followJSON`` |
+    /// | no | no | yes | | | ``followPlain`` |
+    /// | no | no | no | | yes | ``board`` |
+    /// | no | no | no | no | no | ``followPlain`` |
+    /// | no | no | no | yes | no | ``mapOnly`` |
+    static func choose(once: Bool, json: Bool, follow: Bool, map: Bool, interactive: Bool) -> Presentation {
+        switch (once, json, follow) {
+        case (true, false, _): .once
+        case (_, true, false): .onceJSON
+        case (_, true, true): .followJSON
+        case (false, false, true): .followPlain
+        default: interactive ? .board : map ? .mapOnly : .followPlain
+        }
+    }
+
+    /// Whether the map is served beside this presentation: not for a reading printed once, which
+    /// ends at once (and must not take the port of an aggregator serving the same configuration).
+    var servesMap: Bool { self != .once && self != .onceJSON }
 }
 
 /// What `--once` found, and its exit status (docs/aggregator.md#exit-status).

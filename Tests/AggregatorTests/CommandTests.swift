@@ -50,7 +50,8 @@ struct CommandTests {
                   --follow                Print every change as a line (JSON with --json) until
                                           stopped.
                   --http <address>        Serve the fleet map on HOST:PORT or PORT (web.listen;
-                                          loopback unless a host is given; docs/web.md).
+                                          loopback unless a host is given; without a terminal,
+                                          the map alone: add --follow for lines; docs/web.md).
                   --http-token-file <file>
                                           A file whose token every map request must carry
                                           (web.token-file).

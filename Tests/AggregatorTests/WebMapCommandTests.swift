@@ -47,8 +47,39 @@ struct WebMapCommandTests {
         }
     }
 
-    @Test func onceAndHttpExcludeEachOther() {
-        #expect(throws: (any Error).self) { try AggregatorCommand.parse(["--once", "--http", "8080"]) }
+    @Test(arguments: [["--once", "--http", "8080"], ["--json", "--http", "8080"]])
+    func aReadingPrintedOnceAndHttpExcludeEachOther(arguments: [String]) {
+        let error = #expect(throws: (any Error).self) { try AggregatorCommand.parseAsRoot(arguments) }
+        #expect(AggregatorCommand.exitCode(for: error!) == .validationFailure)
+    }
+
+    /// With the map served and no terminal (systemd, a pipe), nothing goes to standard output unless
+    /// `--follow` or `--json` asks for lines; the full-screen board on a terminal is unchanged.
+    @Test(arguments: [
+        // (flags, map served, standard output a terminal, presentation)
+        ([String](), true, false, Presentation.mapOnly),
+        ([], true, true, .board),
+        ([], false, false, .followPlain),
+        ([], false, true, .board),
+        (["--follow"], true, false, .followPlain),
+        (["--follow"], true, true, .followPlain),
+        (["--follow", "--json"], true, false, .followJSON),
+        (["--once"], true, false, .once),
+        (["--once", "--json"], true, true, .onceJSON),
+        (["--json"], true, false, .onceJSON),
+    ])
+    func theTerminalAndTheMap(flags: [String], map: Bool, interactive: Bool, expected: Presentation) throws {
+        #expect(try AggregatorCommand.parse(flags).presentation(map: map, interactive: interactive) == expected)
+    }
+
+    /// A reading printed once does not serve the map (web.listen in the file shared with the
+    /// service must not make a cron job's `--once` take, or fail on, the service's port).
+    @Test(arguments: [
+        (Presentation.board, true), (.followPlain, true), (.followJSON, true), (.mapOnly, true), (.once, false),
+        (.onceJSON, false),
+    ])
+    func whichPresentationsServeTheMap(presentation: Presentation, serves: Bool) {
+        #expect(presentation.servesMap == serves)
     }
 
     @Test func anEmptyTokenFileIsRefused() async throws {

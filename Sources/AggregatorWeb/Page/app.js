@@ -34,10 +34,16 @@ function select(key) {
   schedule();
 }
 
+/** A row chosen in the list: selected, and the map brought to its marker. */
+function selectFromList(key) {
+  select(key);
+  if (map && selected === key) map.focus(fleet.activities.get(key));
+}
+
 function render() {
   scheduled = false;
   const now = Date.now();
-  renderList(tbody, fleet, now, selected, select);
+  renderList(tbody, fleet, now, selected, selectFromList);
   const line = selected ? fleet.activities.get(selected) : null;
   renderDetails(details, line, line ? fleet.devices.get(line.device) : null);
   if (map) map.render(fleet, selected);

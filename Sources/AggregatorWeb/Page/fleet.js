@@ -44,13 +44,7 @@ export class Fleet {
     switch (line.kind) {
       case "activity": {
         const key = activityKey(line.device, line.activity);
-        const previous = this.activities.get(key);
-        // An activity's final content may carry no fix: an ended one stays where it was last seen.
-        if (line.state === "ended" && !isLocated(line) && previous && isLocated(previous)) {
-          line.latitude = previous.latitude;
-          line.longitude = previous.longitude;
-          line.lastKnownPosition = true;
-        }
+        this.placeAtLastKnown(key, line, this.activities.get(key));
         this.activities.set(key, line);
         if (isLocated(line)) this.extendTrail(key, [line.latitude, line.longitude]);
         break;
@@ -70,12 +64,28 @@ export class Fleet {
     }
   }
 
-  /** Replaces the trails with the server's (`/api/trails`). */
+  /**
+   * A paused or ended activity's content may carry no fix (the agent stopped tracking): it stays
+   * where it was last seen, from its previous line or, on a page opened after it stopped, the last
+   * point of its trail, which the aggregator keeps. An active one without a fix is "No Location
+   * Available": no marker.
+   */
+  placeAtLastKnown(key, line, previous) {
+    const stopped = line.state === "ended" || line.state === "paused" || line.paused === true || line.event === "end";
+    if (!stopped || isLocated(line)) return;
+    const point = previous && isLocated(previous) ? [previous.latitude, previous.longitude] : this.trails.get(key)?.at(-1);
+    if (!point) return;
+    [line.latitude, line.longitude] = point;
+    line.lastKnownPosition = true;
+  }
+
+  /** Replaces the trails with the server's (`/api/trails`), which place the stopped activities of a snapshot. */
   setTrails(body) {
     this.trails = new Map();
     for (const trail of body.trails ?? []) {
       this.trails.set(activityKey(trail.device, trail.activity), trail.points.slice(-this.trailLength));
     }
+    for (const [key, line] of this.activities) this.placeAtLastKnown(key, line, null);
   }
 
   extendTrail(key, point) {

@@ -12,6 +12,9 @@ export const stateColours = {
   idle: "#8c959f",
 };
 
+/** The most markers whose names stay shown on the map; past it a name shows on hover. */
+export const labelLimit = 100;
+
 export class FleetMap {
   /** A map in `element` with `settings` from /api/settings; calls `onSelect(key)` on a click. */
   constructor(L, element, settings, onSelect) {
@@ -29,7 +32,19 @@ export class FleetMap {
     this.fittedCount = 0;
     this.userMoved = false;
     this.map.on("dragstart", () => { this.userMoved = true; });
+    // Where the view settled, for tests and scripts that read the page.
+    this.map.on("moveend", () => { element.dataset.zoom = String(this.map.getZoom()); });
     element.addEventListener("wheel", () => { this.userMoved = true; }, { passive: true });
+  }
+
+  /**
+   * Centres the map on an activity chosen in the list, zoomed in to a region (level 9, some 150 km
+   * across) unless the view is closer already; the view then stays where the user put it.
+   */
+  focus(line) {
+    if (!line || !isLocated(line)) return;
+    this.userMoved = true;
+    this.map.setView([line.latitude, line.longitude], Math.max(this.map.getZoom(), 9));
   }
 
   /** Brings the markers, circles and trails in line with the model. */
@@ -37,8 +52,14 @@ export class FleetMap {
     const L = this.L;
     const seen = new Set();
     const bounds = [];
-    for (const [key, line] of fleet.activities) {
-      if (!isLocated(line)) continue;
+    const located = [...fleet.activities].filter(([, line]) => isLocated(line));
+    // Names stay on the map up to labelLimit markers; past it they would cover one another and
+    // cost the browser a layout apiece: then a name shows when the pointer is over its marker.
+    if (selected !== this.frontKey) this.frontKey = null;
+    const permanent = located.length <= labelLimit;
+    const relabel = permanent !== this.permanentLabels;
+    this.permanentLabels = permanent;
+    for (const [key, line] of located) {
       seen.add(key);
       const position = [line.latitude, line.longitude];
       bounds.push(position);
@@ -47,23 +68,58 @@ export class FleetMap {
       if (!layer) {
         const label = document.createElement("span");
         const marker = L.circleMarker(position, { radius: 8, weight: 2, fillOpacity: 0.8 })
-          .bindTooltip(label, { permanent: true, direction: "right", offset: [10, 0] })
           .on("click", () => this.onSelect(key));
         const circle = L.circle(position, { radius: 0, weight: 1, fillOpacity: 0.1, interactive: false });
         const trail = L.polyline([], { weight: 3, opacity: 0.6, interactive: false });
         trail.addTo(this.map);
         circle.addTo(this.map);
         marker.addTo(this.map);
-        layer = { marker, circle, trail, label };
+        layer = { marker, circle, trail, label, drawn: {} };
         this.layers.set(key, layer);
       }
-      layer.label.textContent = line.name ?? line.device;
-      layer.marker.setLatLng(position);
-      layer.marker.setStyle({ color: key === selected ? "#000" : colour, fillColor: colour });
+      if (!layer.marker.getTooltip() || relabel) {
+        layer.marker.unbindTooltip().bindTooltip(layer.label, { permanent, direction: "right", offset: [10, 0] });
+      }
+      // Leaflet redraws (and a label lays itself out) on every call: only what changed is set.
+      const drawn = layer.drawn;
+      const name = line.name ?? line.device;
+      if (drawn.name !== name) layer.label.textContent = drawn.name = name;
+      const stroke = key === selected ? "#000" : colour;
       const accuracy = Number.isFinite(line.horizontalAccuracy) ? line.horizontalAccuracy : 0;
-      layer.circle.setLatLng(position).setRadius(accuracy).setStyle({ color: colour, opacity: accuracy > 0 ? 0.5 : 0 });
       const points = fleet.trails.get(key) ?? [position];
-      layer.trail.setLatLngs(points).setStyle({ color: colour });
+      const last = points[points.length - 1];
+      if (drawn.latitude !== position[0] || drawn.longitude !== position[1]) {
+        layer.marker.setLatLng(position);
+        layer.circle.setLatLng(position);
+        [drawn.latitude, drawn.longitude] = position;
+      }
+      if (drawn.stroke !== stroke || drawn.colour !== colour) {
+        layer.marker.setStyle({ color: stroke, fillColor: colour });
+        layer.trail.setStyle({ color: colour });
+        // A tracker gone offline is what a watcher looks for: above the others where they overlap.
+        if (line.state === "offline") layer.marker.bringToFront();
+        [drawn.stroke, drawn.colour] = [stroke, colour];
+        drawn.accuracy = undefined;
+      }
+      if (drawn.accuracy !== accuracy) {
+        layer.circle.setRadius(accuracy).setStyle({ color: colour, opacity: accuracy > 0 ? 0.5 : 0 });
+        drawn.accuracy = accuracy;
+      }
+      const trail = `${points.length} ${last[0]} ${last[1]}`;
+      if (drawn.trail !== trail) {
+        layer.trail.setLatLngs(points);
+        drawn.trail = trail;
+      }
+      // The selected marker above the others where several share a place (two vans on one loop),
+      // moved once when chosen (each move is a change to the document).
+      if (key === selected && this.frontKey !== key) {
+        layer.marker.bringToFront();
+        this.frontKey = key;
+      }
+      // What tests and scripts read, written when it changes (each write invalidates styles).
+      const tags = `${line.device}\n${line.activity}\n${line.state}\n${points.length}`;
+      if (drawn.tags === tags) continue;
+      drawn.tags = tags;
       for (const [element, kind] of [[layer.marker.getElement(), "marker"], [layer.trail.getElement(), "trail"]]) {
         if (!element) continue;
         element.dataset.device = line.device;
