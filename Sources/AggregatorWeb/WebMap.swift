@@ -57,12 +57,18 @@ public struct WebMap: Service {
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 logger.notice(
-                    "Serving the fleet map at http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/",
-                    metadata: ["web.port": "\(bound)"])
+                    "Serving the fleet map",
+                    metadata: [
+                        "event": "web.serving", "web.port": "\(bound)",
+                        "web.url": "http://\(host.contains(":") ? "[\(host)]" : host):\(bound)/",
+                    ])
                 onListening(bound)
             },
             logger: logger)
-        if let problem = files.problem { logger.warning("\(problem)") }
+        if let problem = files.problem {
+            logger.warning(
+                "The page's files are incomplete", metadata: ["event": "web.files.missing", "error": "\(problem)"])
+        }
         let hub = self.hub
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -114,7 +120,9 @@ public struct WebMap: Service {
                 if first {
                     logger.notice(
                         "Dropped a page that did not read its event stream fast enough; counted in /api/stats",
-                        metadata: ["web.client-buffer": "\(settings.maximumQueuedBytes)"])
+                        metadata: [
+                            "event": "web.client.dropped", "web.client-buffer": "\(settings.maximumQueuedBytes)",
+                        ])
                 }
             }
         }

@@ -174,8 +174,11 @@ struct WebResponder: Sendable {
         }
         if first {
             map.logger.notice(
-                "Refused a request (\(kind)); further ones are counted in /api/stats",
-                metadata: ["web.path": "\(path.prefix(200))", "web.status": "\(status.code)"])
+                "Refused a request; further ones of its kind are counted in /api/stats",
+                metadata: [
+                    "event": "web.request.refused", "web.refusal": "\(kind)", "web.path": "\(path.prefix(200))",
+                    "web.status": "\(status.code)",
+                ])
         }
         var response = text(status, message)
         for field in extra { response.headers[field.name] = field.value }

@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Glibc
 import Locking
@@ -43,8 +44,7 @@ public final class HeadlessBrowser: Sendable {
         /// time the DOM changes and every 50 ms (its ages move with time), for at most `timeout`.
         public func waitUntil(_ condition: String, timeout: Duration = .seconds(30)) async throws {
             // The page gives up by itself: a protocol command cannot be cancelled from here.
-            let milliseconds =
-                timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds = Int((timeout.inSeconds * 1000).rounded())
             let script = """
                 new Promise((resolve) => { const limit = Date.now() + \(milliseconds); const check = () => { \
                 try { if (\(condition)) { resolve(true); return; } } catch (e) {} \

@@ -131,7 +131,7 @@ struct DemoIntegrationTests {
         // The board starts 3 s after the address is printed: its log says when the map listens.
         try await withDeadline(.seconds(30), what: "the demo's aggregator to serve the map", process: demo) {
             while !((try? String(contentsOfFile: "\(work)/board.log", encoding: .utf8))?.contains(
-                "Serving the fleet map at \(url)") ?? false)
+                "web.url=\(url)") ?? false)
             {
                 try await Task.sleep(for: .milliseconds(100))
             }

@@ -42,8 +42,8 @@ struct WebMapIntegrationTests {
     ) async throws -> (TestProcess, String) {
         let board = try AggregatorIntegrationTests.aggregator(
             broker, ["--http", "127.0.0.1:0", "--tiles", "none"] + arguments, environment: environment)
-        let line = try await board.waitForLine(containing: "Serving the fleet map at ")
-        guard let start = line.range(of: "http://"), let url = line[start.lowerBound...].split(separator: " ").first
+        let line = try await board.waitForLine(containing: "event=web.serving")
+        guard let start = line.range(of: "web.url="), let url = line[start.upperBound...].split(separator: " ").first
         else {
             board.signal(SIGKILL)
             throw TestSupportError("no address in: \(line)")
@@ -210,7 +210,7 @@ struct WebMapIntegrationTests {
                 #expect(counts["clients-dropped"] == 2)
                 #expect(counts["clients"] == 2)
             }
-            let logged = board.output.components(separatedBy: "Dropped a page that did not read its event stream")
+            let logged = board.output.components(separatedBy: "event=web.client.dropped")
             #expect(logged.count - 1 == 1, "logged once: \(board.output)")
         }
     }
@@ -237,14 +237,16 @@ struct WebMapIntegrationTests {
                     while true {
                         let log = (try? String(contentsOfFile: "\(state)/map-only.log", encoding: .utf8)) ?? ""
                         if let line = log.split(separator: "\n").first(where: {
-                            $0.contains("Serving the fleet map at ")
+                            $0.contains("event=web.serving")
                         }) {
                             return String(line)
                         }
                         try await Task.sleep(for: .milliseconds(100))
                     }
                 }
-                let url = String(try #require(serving.split(separator: " ").first { $0.hasPrefix("http://") }))
+                let url = String(
+                    try #require(serving.split(separator: " ").first { $0.hasPrefix("web.url=") }).dropFirst(
+                        "web.url=".count))
                 // Two updates of van-7 as plain lines from the one, and in the map of the other.
                 try await follow.waitForLine(containing: "van-7/", occurrence: 2, timeout: .seconds(30))
                 try await withDeadline(.seconds(30), what: "the map to show van-7", process: mapOnly) {
