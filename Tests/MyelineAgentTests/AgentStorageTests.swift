@@ -340,12 +340,17 @@ struct AgentStorageTests {
         #expect(try await Self.afterAKill { _ in } == Self.payloads(1...3))
         // The next fix's append records it.
         #expect(try await Self.afterAKill { await Self.accept($0, 4...4) } == Self.payloads(4...4))
-        // So does a commit, when no fix comes.
-        let afterACommit = try await Self.afterAKill { storage in
+        // So does a commit, when no fix came since the one before it (the first here follows the fix).
+        let afterTwoCommits = try await Self.afterAKill { storage in
+            let failures = [await storage.commit(), await storage.commit()]
+            #expect(failures == [nil, nil])
+        }
+        #expect(afterTwoCommits.isEmpty)
+        let afterOneCommit = try await Self.afterAKill { storage in
             let failure = await storage.commit()
             #expect(failure == nil)
         }
-        #expect(afterACommit.isEmpty)
+        #expect(afterOneCommit == Self.payloads(1...3))
     }
 
     @Test(

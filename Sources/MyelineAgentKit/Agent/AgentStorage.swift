@@ -30,7 +30,9 @@ import Logging
 ///
 /// Every call runs on one of two ``AsyncSupport/BlockingExecutor``s, never on Swift's
 /// cooperative pool: the spool's (fast: memory) and the journal's (flushes), so that a group
-/// commit never holds up a fix.
+/// commit never holds up a fix. A fix takes one call to the spool's: the drainer is handed the
+/// points just appended in memory and takes their delivery in memory (``AgentStore/OutboxHandOff``);
+/// the spool's cursor gets the delivery with the next append, or the next commit when no fix came.
 final class AgentStorage: Sendable {
     typealias Record = AgentCore.Record
 
@@ -101,6 +103,8 @@ final class AgentStorage: Sendable {
         var delivered: UInt64? { handOff.delivered }
         /// Whether recording a delivery in the primary outbox failed last time (logged once).
         var recordingFails = false
+        /// Whether a batch was persisted since the last commit: its append recorded the delivery.
+        var persistedSinceCommit = false
         /// The primary index through which every point is in the journal or was delivered first.
         var journaledThrough: UInt64?
         /// The journal index of each point in the journal and not yet delivered, oldest first
@@ -393,6 +397,7 @@ final class AgentStorage: Sendable {
         }
         state.withLock { state in
             state.handOff.appended(handed)
+            state.persistedSinceCommit = true
             if let unrecorded, let recording = accepted.recording {
                 Self.noteRecording(recording, through: unrecorded, &state, logger: logger)
             }
@@ -537,16 +542,26 @@ final class AgentStorage: Sendable {
 
     // MARK: Committing
 
-    /// Writes to the journal what must be there now, with one flush; nothing when nothing must.
-    /// Serialised on the journal's executor; with every-fix there is nothing to commit.
+    /// Writes to the journal what must be there now, with one flush; nothing when nothing must,
+    /// and then no call to the journal's thread either (at 1 Hz with the broker reachable, most
+    /// commits: a fix's append records the delivery before it in the spool, the commit only when
+    /// no fix came since the last). Serialised on the journal's executor; with every-fix there is
+    /// nothing to commit.
     ///
     /// - Returns: the failure's description (logged at debug: the agent core reports it once), or
     ///   nil. What a failed commit was to write is written by the next one.
     @discardableResult
     func commit(final: Bool = false) async -> String? {
         guard case .interval = durability else { return nil }
-        let (work, unrecorded) = state.withLock { state in (Self.plan(&state, final: final), state.handOff.unrecorded) }
         let (primary, journal, logger) = (primary, journal, logger)
+        let tail = primary.outbox.indices.upperBound
+        let dropsToCount = primary.outbox.droppedCount > journal.outbox.droppedCount
+        let (work, unrecorded) = state.withLock { state in
+            let unrecorded = state.persistedSinceCommit ? nil : state.handOff.unrecorded
+            state.persistedSinceCommit = false
+            return (Self.plan(&state, final: final), unrecorded)
+        }
+        if !final, unrecorded == nil, !dropsToCount, work.isEmpty(tail: tail) { return nil }
         let (outcome, recording) = await journalExecutor.run {
             () -> (Result<[(UInt64, UInt64)], any Error>, Result<Void, AgentStoreError>?) in
             // The spool's cursor too, for when no fix comes to record it.
@@ -608,6 +623,12 @@ final class AgentStorage: Sendable {
         /// The records to write, by activity, with their seqs reserved ahead.
         var records: [(String, Record)] = []
         var removed: Set<String> = []
+
+        /// Whether it writes nothing, the primary's next index being `tail`.
+        func isEmpty(tail: UInt64) -> Bool {
+            (points.map { $0.lowerBound >= tail } ?? true) && acknowledged == nil && records.isEmpty
+                && removed.isEmpty
+        }
     }
 
     /// Decides what the commit writes, under the lock.
