@@ -34,6 +34,9 @@ extension Outbox {
         var lastSync = ContinuousClock.now
         var dropping = false
         var closed = false
+        /// The cursor file, kept open and written over in place when nothing is flushed; -1 until
+        /// the first write.
+        var cursorFD: Int32 = -1
 
         var cursorPath: String { directory + "/cursor" }
         var tail: UInt64 { segments[segments.count - 1].end }
@@ -362,8 +365,18 @@ extension Outbox {
 
         private mutating func writeCursorIfChanged() throws(AgentStoreError) {
             guard head != persistedHead || dropped != persistedDropped else { return }
-            try FileIO.writeAtomically(
-                OutboxFormat.encodeCursor(head: head, dropped: dropped), to: cursorPath, syncing: flushes)
+            let bytes = OutboxFormat.encodeCursor(head: head, dropped: dropped)
+            if flushes {
+                try FileIO.writeAtomically(bytes, to: cursorPath)
+            } else {
+                // An outbox in memory (the agent's spool) outlives the process, not the power: one
+                // write of the cursor's 28 bytes over the old ones is done whole or not at all
+                // when the process dies (and a torn cursor fails its CRC: moved aside, the records
+                // delivered again). One call a delivery instead of five: open, truncate, write,
+                // close, rename (issue 24).
+                if cursorFD < 0 { cursorFD = try FileIO.openFile(cursorPath, create: true) }
+                try FileIO.write(cursorFD, bytes, at: 0, path: cursorPath)
+            }
             (persistedHead, persistedDropped) = (head, dropped)
         }
 
@@ -374,6 +387,7 @@ extension Outbox {
             try? writeCursorIfChanged()
             closed = true
             for segment in segments { FileIO.closeFile(segment.fd) }
+            if cursorFD >= 0 { FileIO.closeFile(cursorFD) }
         }
     }
 }

@@ -315,6 +315,27 @@ struct OutboxTests {
         }
     }
 
+    @Test("An outbox in memory writes its cursor over the old one in place; a kill leaves the last acknowledgement")
+    func neverFlushedCursorInPlace() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(syncPolicy: .never)
+            let outbox = try Outbox(directory: path, configuration: configuration, logger: LogRecorder().logger)
+            for number in 0..<6 { try outbox.append(topic: topic, payload: payload(number)) }
+            try outbox.acknowledge(through: 1)
+            let file = { try FileManager.default.attributesOfItem(atPath: path + "/cursor")[.systemFileNumber] as? Int }
+            let before = try file()
+            try outbox.acknowledge(through: 3)
+            // The same file, written over: no temporary file renamed over it at each delivery.
+            #expect(try file() == before)
+            // Killed now (no close): the next start reads the last acknowledgement.
+            let reopened = try Outbox(directory: path, configuration: configuration, logger: LogRecorder().logger)
+            #expect(try reopened.peek(max: 100).map(\.payload) == (4..<6).map(payload))
+            reopened.close()
+            outbox.close()
+        }
+    }
+
     @Test("Segments also roll over by size")
     func segmentByteLimit() throws {
         try withTemporaryDirectory { directory in

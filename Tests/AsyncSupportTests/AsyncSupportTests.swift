@@ -31,6 +31,40 @@ struct BlockingExecutorTests {
             try await executor.run { () throws(Refused) -> Int in throw Refused() }
         }
     }
+
+    @Test func aTaskThatPrefersTheExecutorRunsOnItsThreadAndItsCallsRunThereAtOnce() async {
+        let executor = BlockingExecutor(label: "test.blocking")
+        let other = BlockingExecutor(label: "test.other")
+        #expect(!executor.isCurrent)
+        let seen = await withTaskExecutorPreference(executor) { () -> [Bool] in
+            // The task's own code, then a call of its own (inline), then a call to another
+            // executor (its thread: not this one), then its own code again after that hop.
+            let own = executor.isCurrent
+            let inline = await executor.run { executor.isCurrent }
+            let elsewhere = await other.run { (executor.isCurrent, other.isCurrent) }
+            return [own, inline, !elsewhere.0, elsewhere.1, executor.isCurrent]
+        }
+        #expect(seen == [true, true, true, true, true])
+        #expect(!executor.isCurrent)
+    }
+
+    @Test func callsFromOtherTasksStillRunInTurnWithATaskThatPrefersTheExecutor() async {
+        let executor = BlockingExecutor(label: "test.blocking")
+        let log = Locked<[String]>([])
+        await withTaskExecutorPreference(executor) {
+            await withTaskGroup(of: Void.self) { group in
+                // A child without a preference of its own inherits it; one on the global
+                // executor submits its calls from the pool.
+                group.addTask(executorPreference: globalConcurrentExecutor) {
+                    for index in 0..<20 { await executor.run { log.withLock { $0.append("pool \(index)") } } }
+                }
+                for index in 0..<20 { await executor.run { log.withLock { $0.append("own \(index)") } } }
+            }
+        }
+        let entries = log.withLock { $0 }
+        #expect(entries.filter { $0.hasPrefix("own") } == (0..<20).map { "own \($0)" })
+        #expect(entries.filter { $0.hasPrefix("pool") } == (0..<20).map { "pool \($0)" })
+    }
 }
 
 @Suite("withTimeout")

@@ -33,7 +33,7 @@ struct AgentStorageTests {
             let batch = try await storage.peek(max: 4)
             guard let last = batch.last else { return payloads }
             payloads += batch.map { String(decoding: $0.payload, as: UTF8.self) }
-            try await storage.acknowledge(through: last.index)
+            storage.delivered(through: last.index)
         }
     }
 
@@ -96,11 +96,11 @@ struct AgentStorageTests {
             await Self.accept(storage, 1...5, milestone: true)
             let pending = try await storage.peek(max: 10)
             #expect(pending.count == 5)
-            try await storage.acknowledge(through: pending[3].index)
+            storage.delivered(through: pending[3].index)
             #expect(await storage.commit() == nil)
             #expect(try Self.journal(directory).points == [#"{"seq":5}"#])
             // Delivered after the commit: acknowledged in the journal by the next one.
-            try await storage.acknowledge(through: pending[4].index)
+            storage.delivered(through: pending[4].index)
             #expect(await storage.commit() == nil)
             #expect(try Self.journal(directory).points.isEmpty)
             await storage.close()
@@ -285,7 +285,7 @@ struct AgentStorageTests {
                 #expect(await storage.commit() == nil)
             }
             let delivered = try await storage.peek(max: 3)
-            try await storage.acknowledge(through: delivered[2].index)
+            storage.delivered(through: delivered[2].index)
             // Not committed yet: only the spool has these.
             await Self.accept(storage, 26...27)
             let reopened = try await Self.open(directory, window: 8)
@@ -294,6 +294,86 @@ struct AgentStorageTests {
             #expect(Array(waiting.drop { $0 != #"{"seq":4}"# }) == Self.payloads(4...27))
             #expect(Set(waiting).count == waiting.count)
             await reopened.close()
+        }
+    }
+
+    @Test("The points just appended are handed to the drainer from memory: the spool is not read back")
+    func handedOverFromMemory() async throws {
+        try await withTemporaryDirectory { directory in
+            let storage = try await Self.open(directory)
+            await Self.accept(storage, 1...3, milestone: true)
+            // The spool's segments emptied in place: a read of them would find nothing.
+            let outbox = directory + "/spool/outbox"
+            for name in try FileManager.default.contentsOfDirectory(atPath: outbox) where name.hasPrefix("segment-") {
+                let file = try #require(FileHandle(forWritingAtPath: outbox + "/" + name))
+                try file.truncate(atOffset: 0)
+                try file.close()
+            }
+            let handed = try await storage.peek(max: 10)
+            #expect(handed.map { String(decoding: $0.payload, as: UTF8.self) } == Self.payloads(1...3))
+        }
+    }
+
+    /// What a kill right after `step` leaves for the next start: the payloads it delivers.
+    static func afterAKill(_ step: (AgentStorage) async throws -> Void) async throws -> [String] {
+        try await withTemporaryDirectory { directory in
+            let storage = try await Self.open(directory)
+            await Self.accept(storage, 1...3, milestone: true)
+            let batch = try await storage.peek(max: 10)
+            storage.delivered(through: batch[2].index)
+            #expect(await storage.pendingCount() == 0)
+            try await step(storage)
+            // No close: the process is gone.
+            let reopened = try await Self.open(directory)
+            defer { _ = storage }
+            let waiting = try await Self.drain(reopened)
+            await reopened.close()
+            return waiting
+        }
+    }
+
+    @Test(
+        "A delivery reaches the spool's cursor with the next append or commit: a kill before it delivers those points again, never loses one"
+    )
+    func deliveryRecordedWithTheNextCall() async throws {
+        // Not recorded yet: at least once, the same seqs.
+        #expect(try await Self.afterAKill { _ in } == Self.payloads(1...3))
+        // The next fix's append records it.
+        #expect(try await Self.afterAKill { await Self.accept($0, 4...4) } == Self.payloads(4...4))
+        // So does a commit, when no fix came since the one before it (the first here follows the fix).
+        let afterTwoCommits = try await Self.afterAKill { storage in
+            let failures = [await storage.commit(), await storage.commit()]
+            #expect(failures == [nil, nil])
+        }
+        #expect(afterTwoCommits.isEmpty)
+        let afterOneCommit = try await Self.afterAKill { storage in
+            let failure = await storage.commit()
+            #expect(failure == nil)
+        }
+        #expect(afterOneCommit == Self.payloads(1...3))
+    }
+
+    @Test(
+        "The drainer behind (an outage): past what is kept in memory the older points are read from the spool, in order, each once"
+    )
+    func drainerBehindReadsTheSpool() async throws {
+        try await withTemporaryDirectory { directory in
+            let storage = try await Self.open(directory)
+            await Self.accept(storage, 1...1, milestone: true)
+            for first in stride(from: 2, through: 292, by: 10) { await Self.accept(storage, first...(first + 9)) }
+            #expect(await storage.pendingCount() == 301)
+            var delivered: [String] = []
+            while delivered.count < 100 {
+                let batch = try await storage.peek(max: 7)
+                delivered += batch.map { String(decoding: $0.payload, as: UTF8.self) }
+                storage.delivered(through: batch[batch.count - 1].index)
+            }
+            // Points appended while it catches up.
+            await Self.accept(storage, 302...305)
+            delivered += try await Self.drain(storage)
+            #expect(delivered == Self.payloads(1...305))
+            #expect(await storage.pendingCount() == 0)
+            await storage.close()
         }
     }
 

@@ -30,7 +30,9 @@ import Logging
 ///
 /// Every call runs on one of two ``AsyncSupport/BlockingExecutor``s, never on Swift's
 /// cooperative pool: the spool's (fast: memory) and the journal's (flushes), so that a group
-/// commit never holds up a fix.
+/// commit never holds up a fix. A fix takes one call to the spool's: the drainer is handed the
+/// points just appended in memory and takes their delivery in memory (``AgentStore/OutboxHandOff``);
+/// the spool's cursor gets the delivery with the next append, or the next commit when no fix came.
 final class AgentStorage: Sendable {
     typealias Record = AgentCore.Record
 
@@ -94,8 +96,15 @@ final class AgentStorage: Sendable {
         var milestones: Set<String> = []
         /// Activities forgotten, to remove from the journal at the next commit.
         var removed: Set<String> = []
+        /// The points just appended, handed to the drainer without a read, and the delivery the
+        /// primary outbox's cursor does not have yet (recorded with the next call to it).
+        var handOff = OutboxHandOff(capacity: AgentStorage.handOffCapacity)
         /// The primary index through which every point was delivered; nil before any.
-        var delivered: UInt64?
+        var delivered: UInt64? { handOff.delivered }
+        /// Whether recording a delivery in the primary outbox failed last time (logged once).
+        var recordingFails = false
+        /// Whether a batch was persisted since the last commit: its append recorded the delivery.
+        var persistedSinceCommit = false
         /// The primary index through which every point is in the journal or was delivered first.
         var journaledThrough: UInt64?
         /// The journal index of each point in the journal and not yet delivered, oldest first
@@ -115,6 +124,10 @@ final class AgentStorage: Sendable {
 
     /// The spool's window in force (``spoolWindow``; smaller in tests).
     let window: Int
+
+    /// How many of the points just appended are kept in memory for the drainer (``OutboxHandOff``):
+    /// a drainer's batch (``OutboxDrainer/batchSize``), about 100 KiB.
+    static let handOffCapacity = 256
 
     private init(
         durability: Durability, primary: Tier, journal: Tier, spoolDirectory: String?, window: Int, logger: Logger,
@@ -311,18 +324,28 @@ final class AgentStorage: Sendable {
         failure: String?, dropped: UInt64
     ) {
         let (primary, journal, logger) = (primary, journal, logger)
-        let taken = await spoolExecutor.run { () -> (String?, UInt64) in
-            let dropped = { max(primary.outbox.droppedCount, journal.outbox.droppedCount) }
+        let unrecorded = state.withLock { $0.handOff.unrecorded }
+        // One call to the spool's thread a fix: the last delivery is recorded with the append.
+        let outcome = await spoolExecutor.run { () -> Accepted in
+            var accepted = Accepted()
+            accepted.recording = Self.recordDelivery(unrecorded, in: primary.outbox)
+            let tail = primary.outbox.indices.upperBound
             do {
                 if !points.isEmpty { try primary.outbox.append(contentsOf: points.map { ($0.topic, $0.payload) }) }
                 for record in records {
                     try primary.store(record.activityID, logger: logger).save(record, durable: primary.durable)
                 }
-                return (nil, dropped())
             } catch {
-                return ("\(error)", dropped())
+                accepted.failure = "\(error)"
             }
+            // What was appended, also when a later point or a record failed.
+            accepted.firstIndex = tail
+            accepted.appended = Int(primary.outbox.indices.upperBound - tail)
+            accepted.dropped = max(primary.outbox.droppedCount, journal.outbox.droppedCount)
+            return accepted
         }
+        handOver(outcome, points: points, unrecorded: unrecorded)
+        let taken = (outcome.failure, outcome.dropped)
         guard case .interval = durability else { return taken }
         let uptime = Self.uptime
         let due = state.withLock { state -> Bool in
@@ -356,6 +379,63 @@ final class AgentStorage: Sendable {
         return taken
     }
 
+    /// What one call to the spool's thread in ``persist(points:records:milestones:)`` did.
+    private struct Accepted: Sendable {
+        /// The primary index of the first point appended, and how many were.
+        var firstIndex: UInt64 = 0
+        var appended = 0
+        var failure: String?
+        var dropped: UInt64 = 0
+        /// Recording the last delivery, if there was one to record.
+        var recording: Result<Void, AgentStoreError>?
+    }
+
+    /// Gives the points just appended to the hand-off, and takes what recording the delivery gave.
+    private func handOver(_ accepted: Accepted, points: [AgentCore.TrackPointEntry], unrecorded: UInt64?) {
+        let handed = points.prefix(accepted.appended).enumerated().map { offset, point in
+            OutboxRecord(index: accepted.firstIndex + UInt64(offset), topic: point.topic, payload: point.payload)
+        }
+        state.withLock { state in
+            state.handOff.appended(handed)
+            state.persistedSinceCommit = true
+            if let unrecorded, let recording = accepted.recording {
+                Self.noteRecording(recording, through: unrecorded, &state, logger: logger)
+            }
+        }
+    }
+
+    /// Takes what recording a delivery in the primary outbox gave: a failure (a full disk) is
+    /// logged once until it works again, and the delivery is recorded with the next call.
+    private static func noteRecording(
+        _ recording: Result<Void, AgentStoreError>, through index: UInt64, _ state: inout State, logger: Logger
+    ) {
+        switch recording {
+        case .success:
+            state.handOff.recorded(through: index)
+            guard state.recordingFails else { return }
+            state.recordingFails = false
+            logger.notice("Recording delivered track points in the outbox works again")
+        case .failure(let error):
+            guard !state.recordingFails else { return }
+            state.recordingFails = true
+            logger.error(
+                "Cannot record delivered track points in the outbox: they are not published again, but after a restart before it works they would be (the same seqs)",
+                metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Records in the primary outbox the delivery it does not have yet, on the calling thread (an
+    /// executor's); nil when there was none.
+    private static func recordDelivery(_ unrecorded: UInt64?, in outbox: Outbox) -> Result<Void, AgentStoreError>? {
+        guard let unrecorded else { return nil }
+        do {
+            try outbox.acknowledge(through: unrecorded)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Forgets an activity (it was dismissed): its record goes from the spool now, from the
     /// journal at the next commit.
     func remove(activityID: String) async {
@@ -377,13 +457,22 @@ final class AgentStorage: Sendable {
     // MARK: Delivering
 
     /// The oldest `max` points not delivered yet: those that left the spool first, from the
-    /// journal, then the spool's. Their indices are the spool's, for ``acknowledge(through:)``.
+    /// journal, then the spool's. Their indices are the spool's, for ``delivered(through:)``.
+    /// The points just appended come from memory (``OutboxHandOff``), without a call to the
+    /// spool's thread.
     func peek(max: Int) async throws -> [OutboxRecord] {
         let (primary, journal) = (primary, journal)
-        let head = primary.outbox.indices.lowerBound
-        let left = state.withLock { state in Array(Self.leftTheSpool(state, head: head).prefix(max)) }
+        let indices = primary.outbox.indices
+        let head = indices.lowerBound
+        let (left, handed, start) = state.withLock { state in
+            let left = Array(Self.leftTheSpool(state, head: head).prefix(max))
+            let handed = left.isEmpty ? state.handOff.take(from: head, tail: indices.upperBound, max: max) : nil
+            return (left, handed, Swift.max(head, state.handOff.firstUndelivered))
+        }
         guard let first = left.first else {
-            return try await spoolExecutor.run { try primary.outbox.peek(max: max) }
+            if let handed { return handed }
+            // Delivered points may still be in the spool (their delivery not recorded yet): from the first not.
+            return try await spoolExecutor.run { try primary.outbox.records(from: start, max: max) }
         }
         let records = try await journalExecutor.run {
             try journal.outbox.records(from: first.journal, max: left.count)
@@ -398,7 +487,7 @@ final class AgentStorage: Sendable {
         }
         if result.isEmpty {
             // All dropped by the journal (counted there): nothing of them to deliver.
-            state.withLock { $0.delivered = Swift.max($0.delivered ?? 0, left[left.count - 1].primary) }
+            state.withLock { $0.handOff.delivered(through: left[left.count - 1].primary) }
             return try await peek(max: max)
         }
         return result
@@ -424,12 +513,13 @@ final class AgentStorage: Sendable {
         return mapping[low..<end]
     }
 
-    /// Records that every point through primary index `index` was delivered: in the spool now,
-    /// in the journal at the next commit (with every-fix, in the journal now).
-    func acknowledge(through index: UInt64) async throws {
-        let outbox = primary.outbox
-        try await spoolExecutor.run { try outbox.acknowledge(through: index) }
-        state.withLock { $0.delivered = max($0.delivered ?? 0, index) }
+    /// Takes that every point through primary index `index` was delivered: in memory now (the
+    /// drainer never gets them again), in the spool's cursor with the next call to it (the next
+    /// ``persist(points:records:milestones:)`` or commit; with every-fix, the journal's), in the
+    /// journal at the next commit. A crash before the cursor has it delivers them again, with the
+    /// same seqs.
+    func delivered(through index: UInt64) {
+        state.withLock { $0.handOff.delivered(through: index) }
     }
 
     /// How many points were dropped because the outbox was full, over its life.
@@ -440,32 +530,52 @@ final class AgentStorage: Sendable {
 
     /// The points still waiting, in the spool and left from it.
     func pendingCount() async -> Int {
-        let outbox = primary.outbox
-        let head = outbox.indices.lowerBound
-        let left = state.withLock { Self.leftTheSpool($0, head: head).count }
-        return await spoolExecutor.run { outbox.count } + left
+        let indices = primary.outbox.indices
+        let (left, start) = state.withLock {
+            (
+                Self.leftTheSpool($0, head: indices.lowerBound).count,
+                max(indices.lowerBound, $0.handOff.firstUndelivered)
+            )
+        }
+        return Int(indices.upperBound - min(start, indices.upperBound)) + left
     }
 
     // MARK: Committing
 
-    /// Writes to the journal what must be there now, with one flush; nothing when nothing must.
-    /// Serialised on the journal's executor; with every-fix there is nothing to commit.
+    /// Writes to the journal what must be there now, with one flush; nothing when nothing must,
+    /// and then no call to the journal's thread either (at 1 Hz with the broker reachable, most
+    /// commits: a fix's append records the delivery before it in the spool, the commit only when
+    /// no fix came since the last). Serialised on the journal's executor; with every-fix there is
+    /// nothing to commit.
     ///
     /// - Returns: the failure's description (logged at debug: the agent core reports it once), or
     ///   nil. What a failed commit was to write is written by the next one.
     @discardableResult
     func commit(final: Bool = false) async -> String? {
         guard case .interval = durability else { return nil }
-        let work = state.withLock { state in Self.plan(&state, final: final) }
         let (primary, journal, logger) = (primary, journal, logger)
-        let outcome = await journalExecutor.run { () -> Result<[(UInt64, UInt64)], any Error> in
+        let tail = primary.outbox.indices.upperBound
+        let dropsToCount = primary.outbox.droppedCount > journal.outbox.droppedCount
+        let (work, unrecorded) = state.withLock { state in
+            let unrecorded = state.persistedSinceCommit ? nil : state.handOff.unrecorded
+            state.persistedSinceCommit = false
+            return (Self.plan(&state, final: final), unrecorded)
+        }
+        if !final, unrecorded == nil, !dropsToCount, work.isEmpty(tail: tail) { return nil }
+        let (outcome, recording) = await journalExecutor.run {
+            () -> (Result<[(UInt64, UInt64)], any Error>, Result<Void, AgentStoreError>?) in
+            // The spool's cursor too, for when no fix comes to record it.
+            let recording = Self.recordDelivery(unrecorded, in: primary.outbox)
             do {
-                return .success(try Self.write(work, primary: primary, journal: journal, logger: logger))
+                return (.success(try Self.write(work, primary: primary, journal: journal, logger: logger)), recording)
             } catch {
-                return .failure(error)
+                return (.failure(error), recording)
             }
         }
         state.withLock { state in
+            if let unrecorded, let recording {
+                Self.noteRecording(recording, through: unrecorded, &state, logger: logger)
+            }
             switch outcome {
             case .success(let mapping):
                 state.mapping += mapping
@@ -513,6 +623,12 @@ final class AgentStorage: Sendable {
         /// The records to write, by activity, with their seqs reserved ahead.
         var records: [(String, Record)] = []
         var removed: Set<String> = []
+
+        /// Whether it writes nothing, the primary's next index being `tail`.
+        func isEmpty(tail: UInt64) -> Bool {
+            (points.map { $0.lowerBound >= tail } ?? true) && acknowledged == nil && records.isEmpty
+                && removed.isEmpty
+        }
     }
 
     /// Decides what the commit writes, under the lock.
@@ -586,7 +702,12 @@ final class AgentStorage: Sendable {
         let failure = await commit(final: true)
         let (primary, journal, spoolDirectory) = (primary, journal, spoolDirectory)
         let logger = logger
+        // With every-fix there is no commit: the last deliveries are recorded here.
+        let unrecorded = state.withLock { $0.handOff.unrecorded }
         await journalExecutor.run {
+            if case .failure(let error) = Self.recordDelivery(unrecorded, in: primary.outbox) {
+                logger.error("Cannot record delivered track points in the outbox", metadata: ["error": "\(error)"])
+            }
             primary.outbox.close()
             // With every-fix they are one.
             if journal.directory != primary.directory { journal.outbox.close() }

@@ -20,6 +20,8 @@ import ServiceLifecycle
 /// far as the broker allows, and `offline` is published, each only while connected (offline
 /// the will tells the story). A source that failed makes it throw afterwards: the agent exits
 /// non-zero.
+///
+/// It runs on the storage's spool thread (a task executor preference), not on Swift's pool.
 struct ControlLoop: Service, CustomStringConvertible {
     /// What service-lifecycle logs for this service.
     var description: String { "ControlLoop" }
@@ -49,6 +51,13 @@ struct ControlLoop: Service, CustomStringConvertible {
     private var uptime: TimeInterval { (ContinuousClock.now - Self.origin).inSeconds }
 
     func run() async throws {
+        // On the spool's thread: a batch's append (``AgentStorage/persist(points:records:milestones:)``)
+        // runs there at once, without a hop to that thread and back (issue 24). The loop's own
+        // work is short; the calls of the drainer's that reach the spool run in turn with it.
+        try await withTaskExecutorPreference(storage.spoolExecutor) { try await loop() }
+    }
+
+    private func loop() async throws {
         var core = AgentCore(settings: settings, now: clock.now, uptime: uptime) { UUID().uuidString.lowercased() }
         let finish = await withGracefulShutdownHandler {
             // Before any other event: the resume must know the saved activities before it sees

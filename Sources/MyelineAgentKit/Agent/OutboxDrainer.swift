@@ -6,14 +6,15 @@ import MQTT
 import ServiceLifecycle
 
 /// Delivers the outbox's track points to the broker in order, oldest first, while connected, at
-/// QoS 2: each record is acknowledged in the outbox only after the broker's PUBCOMP, so a point is
-/// never lost; with the agent's persistent session, a point in flight when the connection breaks
-/// is completed after the reconnection rather than delivered twice (only a crash of the agent
-/// between PUBCOMP and the outbox's acknowledgement sends one again).
+/// QoS 2: each record is taken as delivered only after the broker's PUBCOMP, so a point is never
+/// lost; with the agent's persistent session, a point in flight when the connection breaks is
+/// completed after the reconnection rather than delivered twice (only a crash of the agent
+/// between PUBCOMP and the spool's record of it, made with the next fix, sends one again).
 ///
-/// When the outbox cannot record a delivery (its disk is full), the delivered records are not
-/// published again: the drainer retries the acknowledgement at each drain, publishing nothing
-/// more until it succeeds, and logs the failure once until then.
+/// The points just appended come from memory and their delivery is taken in memory
+/// (``AgentStorage/peek(max:)``, ``AgentStorage/delivered(through:)``): at 1 Hz a fix costs the
+/// drainer no call to the storage's thread. When the outbox cannot record a delivery (its disk is
+/// full), the storage logs it once and retries with each call; the points are not published again.
 ///
 /// ``notify()`` after an append or a connection. Graceful shutdown: returns at once, cancelling a
 /// delivery that waits for the broker; the control loop, which shuts down first, has already
@@ -75,18 +76,11 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
         return await storage.pendingCount()
     }
 
-    /// What ``run()`` carries from one drain to the next.
-    private struct Progress {
-        /// The last record delivered whose acknowledgement the outbox could not save.
-        var unacknowledged: UInt64?
-    }
-
     func run() async {
         await cancelWhenGracefulShutdown {
-            var progress = Progress()
             for await _ in self.signals {
                 let round = self.rounds.withLock { $0.requested }
-                await self.drain(&progress)
+                await self.drain()
                 self.rounds.withLock { $0.completed = max($0.completed, round) }
                 self.resume { $0 <= round }
             }
@@ -106,10 +100,7 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
     /// How many records one round publishes, all in flight at once.
     static let batchSize = 256
 
-    private func drain(_ progress: inout Progress) async {
-        if let delivered = progress.unacknowledged {
-            guard await acknowledge(through: delivered, &progress) else { return }
-        }
+    private func drain() async {
         while client.isConnected, !Task.isCancelled {
             let records: [OutboxRecord]
             do {
@@ -123,31 +114,10 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
                 records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: .json)
             if let failure { logger.debug("Outbox delivery interrupted", metadata: ["error": "\(failure)"]) }
             guard acknowledged > 0 else { return }
-            guard await acknowledge(through: records[acknowledged - 1].index, &progress) else { return }
+            storage.delivered(through: records[acknowledged - 1].index)
             // A short batch was all there was: a point appended since then comes with its own
-            // notify(), so reading the outbox again would find nothing (a storage round trip per fix).
+            // notify(), so reading the outbox again would find nothing.
             if acknowledged < records.count || records.count < Self.batchSize { return }
         }
-    }
-
-    /// Records in the outbox that every record through `index` was delivered; on failure keeps
-    /// `index` in `progress` for the next drain and logs once. Returns whether it succeeded.
-    private func acknowledge(through index: UInt64, _ progress: inout Progress) async -> Bool {
-        do {
-            try await storage.acknowledge(through: index)
-        } catch {
-            if progress.unacknowledged == nil {
-                logger.error(
-                    "Cannot record delivered track points in the outbox; holding back the rest until it works",
-                    metadata: ["error": "\(error)"])
-            }
-            progress.unacknowledged = index
-            return false
-        }
-        if progress.unacknowledged != nil {
-            logger.notice("Recording delivered track points in the outbox works again")
-            progress.unacknowledged = nil
-        }
-        return true
     }
 }
