@@ -49,9 +49,12 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
             return activity
         case .failure(let reason):
             let aside = try FileIO.moveAside(path)
-            logger.warning(
+            logger.info(
                 "The saved activity was damaged and was moved aside; starting without one",
-                metadata: ["state.file": "\(path)", "state.reason": "\(reason.text)", "state.movedTo": "\(aside)"])
+                metadata: [
+                    "event": "store.activity.damaged", "file.path": "\(path)", "store.reason": "\(reason.text)",
+                    "file.moved_to": "\(aside)",
+                ])
             return nil
         }
     }

@@ -53,9 +53,9 @@ extension Outbox {
                 return state
             case .damaged(let reason):
                 let aside = try FileIO.moveAside(directory)
-                logger.warning(
+                logger.info(
                     "The outbox was damaged and was moved aside; starting an empty outbox",
-                    metadata: ["outbox.reason": "\(reason)", "outbox.movedTo": "\(aside)"])
+                    metadata: ["event": "outbox.damaged", "outbox.reason": "\(reason)", "file.moved_to": "\(aside)"])
                 try FileIO.makeDirectory(directory)
                 guard
                     case .recovered(let state) = try load(
@@ -110,7 +110,10 @@ extension Outbox {
                     // The record being written when the process or the power stopped.
                     logger.info(
                         "Discarded an incomplete record at the end of the outbox",
-                        metadata: ["outbox.file": "\(path)", "outbox.bytes": "\(bytes.count - offset)"])
+                        metadata: [
+                            "event": "outbox.record.incomplete", "file.path": "\(path)",
+                            "outbox.bytes": "\(bytes.count - offset)",
+                        ])
                     try FileIO.truncate(fd, to: Int64(offset), path: path)
                     try FileIO.sync(fd, path: path)
                 }
@@ -134,9 +137,12 @@ extension Outbox {
                 // records are missing, a segment deleted by someone else. Counted, and said.
                 let missing = state.segments[0].base - state.persistedHead
                 state.dropped += missing
-                logger.warning(
+                logger.info(
                     "Records are missing from the outbox (a segment file was deleted): counted as dropped",
-                    metadata: ["outbox.directory": "\(directory)", "outbox.missing": "\(missing)"])
+                    metadata: [
+                        "event": "outbox.records.missing", "outbox.directory": "\(directory)",
+                        "outbox.missing": "\(missing)",
+                    ])
             }
             if state.count > configuration.capacity {
                 let excess = UInt64(state.count - configuration.capacity)
@@ -158,9 +164,9 @@ extension Outbox {
             let bytes = try FileIO.readAll(fd, path: cursorPath)
             if let cursor = OutboxFormat.decodeCursor(bytes) { return cursor }
             let aside = try FileIO.moveAside(cursorPath)
-            logger.warning(
+            logger.info(
                 "The outbox cursor was damaged and was moved aside; undelivered records may be sent again",
-                metadata: ["outbox.file": "\(cursorPath)", "outbox.movedTo": "\(aside)"])
+                metadata: ["event": "outbox.cursor.damaged", "file.path": "\(cursorPath)", "file.moved_to": "\(aside)"])
             return nil
         }
 
@@ -252,9 +258,12 @@ extension Outbox {
                 dropped += excess
                 if !dropping {
                     dropping = true
-                    logger.warning(
+                    logger.info(
                         "The outbox is full; dropping its oldest records",
-                        metadata: ["outbox.capacity": "\(configuration.capacity)", "outbox.directory": "\(directory)"])
+                        metadata: [
+                            "event": "outbox.full", "outbox.capacity": "\(configuration.capacity)",
+                            "outbox.directory": "\(directory)",
+                        ])
                 }
             } else {
                 dropping = false

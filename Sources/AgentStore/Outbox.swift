@@ -184,8 +184,9 @@ public final class Outbox: Sendable {
             do {
                 try state.sync()
             } catch {
-                logger.warning(
-                    "Could not flush the outbox on close", metadata: ["outbox.error": "\(error)"])
+                logger.info(
+                    "Could not flush the outbox on close",
+                    metadata: ["event": "outbox.close.failed", "error": "\(error)"])
             }
             state.close()
         }

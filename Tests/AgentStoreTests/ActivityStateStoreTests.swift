@@ -70,7 +70,7 @@ struct ActivityStateStoreTests {
             let loaded = try ActivityStateStore<Attributes>.loadAll(directory: activities, logger: recorder.logger)
             #expect(loaded == [running, ended])
             #expect(loaded.last?.dismissalDate == ended.dismissalDate)
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["store.activity.damaged"])
             #expect(try contents(of: activities).contains { $0.hasPrefix("c-damaged.state.corrupt-") })
         }
     }
@@ -111,7 +111,7 @@ struct ActivityStateStoreTests {
             }
             try Data(bytes).write(to: url)
             #expect(try store.load() == nil)
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["store.activity.damaged"])
             let names = try contents(of: directory)
             #expect(names.count == 1)
             #expect(names[0].hasPrefix("activity.state.corrupt-"))

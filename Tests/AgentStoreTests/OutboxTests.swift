@@ -73,8 +73,7 @@ struct OutboxTests {
                     #expect(try outbox.peek(max: 10).map(\.payload) == (0..<3).map(payload), "cut at \(cut)")
                     try outbox.append(topic: topic, payload: payload(9))
                 }
-                #expect(recorder.messages(at: .info).count == (cut == lastStart ? 0 : 1))
-                #expect(recorder.messages(at: .warning).isEmpty)
+                #expect(recorder.events == (cut == lastStart ? [] : ["outbox.record.incomplete"]))
                 let reopened = try Outbox.withOutbox(directory: copy, logger: LogRecorder().logger) {
                     try $0.peek(max: 10)
                 }
@@ -112,7 +111,7 @@ struct OutboxTests {
                 #expect(outbox.isEmpty)
                 try outbox.append(topic: topic, payload: payload(1))
             }
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["outbox.damaged"])
             let aside = try contents(of: directory).filter { $0.hasPrefix("outbox.corrupt-") }
             #expect(aside.count == 1)
             #expect(
@@ -123,7 +122,7 @@ struct OutboxTests {
             let again = LogRecorder()
             let records = try Outbox.withOutbox(directory: path, logger: again.logger) { try $0.peek(max: 10) }
             #expect(records.map(\.payload) == [payload(1)])
-            #expect(again.messages(at: .warning).isEmpty)
+            #expect(again.events.isEmpty)
         }
     }
 
@@ -144,7 +143,7 @@ struct OutboxTests {
                 $0.count
             }
             #expect(count == 0)
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["outbox.damaged"])
             #expect(try contents(of: directory).contains { $0.hasPrefix("outbox.corrupt-") })
         }
     }
@@ -161,7 +160,7 @@ struct OutboxTests {
             let recorder = LogRecorder()
             let records = try Outbox.withOutbox(directory: path, logger: recorder.logger) { try $0.peek(max: 10) }
             #expect(records.map(\.index) == [0, 1, 2])
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["outbox.cursor.damaged"])
             #expect(try contents(of: path).contains { $0.hasPrefix("cursor.corrupt-") })
         }
     }
@@ -178,7 +177,7 @@ struct OutboxTests {
                 #expect(outbox.droppedCount == 7)
                 #expect(try outbox.peek(max: 10).map(\.payload) == (7..<12).map(payload))
             }
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["outbox.full"])
             try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
                 outbox throws in
                 #expect(outbox.droppedCount == 7)
@@ -209,7 +208,7 @@ struct OutboxTests {
                 #expect(outbox.droppedCount == 3)
                 #expect(try outbox.peek(max: 10).map(\.payload) == (3..<9).map(payload))
             }
-            #expect(recorder.messages(at: .warning).count == 1)
+            #expect(recorder.events == ["outbox.full"])
             // What a batch appended is on disk: a reopen finds it all.
             try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
                 outbox throws in
@@ -283,15 +282,12 @@ struct OutboxTests {
             }
             #expect(kept.0 == 2)
             #expect(kept.1 == (3..<8).map(payload))
-            #expect(
-                log.messages(at: .warning) == [
-                    "Records are missing from the outbox (a segment file was deleted): counted as dropped"
-                ])
+            #expect(log.events == ["outbox.records.missing"])
             // Counted once: the cursor says so now.
             try Outbox.withOutbox(directory: path, configuration: configuration, logger: log.logger) { outbox in
                 #expect(outbox.droppedCount == 2)
             }
-            #expect(log.messages(at: .warning).count == 1)
+            #expect(log.events == ["outbox.records.missing"])
         }
     }
 

@@ -10,22 +10,27 @@ func withTemporaryDirectory<Result>(_ body: (String) throws -> Result) throws ->
     return try body(path)
 }
 
-/// Log lines kept in memory, for tests that check what was logged.
+/// Log lines kept in memory, for tests that check what was logged: by event (docs/logging.md).
 final class LogRecorder: Sendable {
-    private let lines = Locked<[(level: Logger.Level, message: String)]>([])
+    private let lines = Locked<[(level: Logger.Level, event: String)]>([])
 
     /// A logger whose lines this recorder keeps.
     var logger: Logger {
         Logger(label: "agentstore-tests") { _ in RecordingHandler(recorder: self) }
     }
 
-    /// The messages logged at `level`.
-    func messages(at level: Logger.Level) -> [String] {
-        lines.withLock { $0.filter { $0.level == level }.map(\.message) }
+    /// The events logged, in order; a line without one is recorded as `-`.
+    var events: [String] {
+        lines.withLock { $0.map(\.event) }
     }
 
-    fileprivate func record(_ level: Logger.Level, _ message: String) {
-        lines.withLock { $0.append((level, message)) }
+    /// The events logged at `level` or above.
+    func events(atLeast level: Logger.Level) -> [String] {
+        lines.withLock { $0.filter { $0.level >= level }.map(\.event) }
+    }
+
+    fileprivate func record(_ level: Logger.Level, _ event: String) {
+        lines.withLock { $0.append((level, event)) }
     }
 }
 
@@ -35,7 +40,7 @@ private struct RecordingHandler: LogHandler {
     var logLevel: Logger.Level = .trace
 
     func log(event: LogEvent) {
-        recorder.record(event.level, "\(event.message)")
+        recorder.record(event.level, event.metadata?["event"].map { "\($0)" } ?? "-")
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {

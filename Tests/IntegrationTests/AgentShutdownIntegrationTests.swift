@@ -74,7 +74,7 @@ struct AgentShutdownIntegrationTests {
             let took = ContinuousClock.now - signalled
             #expect(status == 0)
             #expect(took < AgentService.drainTimeout + .seconds(2), "\(took)")
-            #expect(agent.output.contains("Shutting down offline"))
+            #expect(agent.output.contains("event=agent.shutdown.offline"))
         }
     }
 
@@ -100,8 +100,8 @@ struct AgentShutdownIntegrationTests {
                     try await agent.waitForExit()
                 }
                 #expect(status == 0)
-                #expect(!agent.output.contains("Shutting down offline"))
-                #expect(agent.output.contains("mqtt.reason=drain"), "\(agent.output)")
+                #expect(!agent.output.contains("event=agent.shutdown.offline"))
+                #expect(agent.output.contains("event=agent.drain.connect"), "\(agent.output)")
                 // Its end is retained (until its dismissal date): a new subscriber gets it.
                 let observer = try await AgentHarness.observer(broker)
                 defer { observer.signal(SIGKILL) }

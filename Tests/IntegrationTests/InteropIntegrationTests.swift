@@ -248,7 +248,7 @@ struct InteropIntegrationTests {
                     try await agent.waitForExit()
                 }
                 #expect(status == 0)
-                #expect(agent.output.contains("Shutting down offline"), "\(agent.output)")
+                #expect(agent.output.contains("event=agent.shutdown.offline"), "\(agent.output)")
                 #expect(await record.topics(logger: Logger(label: "test")).contains(stale))
             }
         }

@@ -69,6 +69,7 @@ public struct AgentService: Service, CustomStringConvertible {
         logger.info(
             "Agent starting",
             metadata: [
+                "event": "agent.starting",
                 "myeline.device": "\(device)", "mqtt.broker": "\(configuration.mqtt.broker)",
                 "myeline.source": "\(configuration.source.address)",
             ])
@@ -82,7 +83,7 @@ public struct AgentService: Service, CustomStringConvertible {
             throw error
         }
         await storage.close()
-        logger.info("Agent stopped", metadata: ["myeline.device": "\(device)"])
+        logger.info("Agent stopped", metadata: ["event": "agent.stopped", "myeline.device": "\(device)"])
     }
 
     /// The agent's connection: a session the broker keeps across connection losses (a QoS 2

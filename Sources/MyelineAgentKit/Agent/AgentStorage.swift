@@ -259,6 +259,7 @@ final class AgentStorage: Sendable {
                 logger.warning(
                     "The agent stopped without a clean shutdown and its spool is gone (a power cut): the track points of the last storage.sync-interval that were not delivered before it may be lost; the seqs go on after those reserved, with a gap, never a repeat",
                     metadata: [
+                        "event": "agent.power-loss",
                         "storage.sync-interval": "\(interval.inSeconds) s",
                         "storage.power-losses": "\(state.powerLosses)",
                     ])
@@ -306,7 +307,9 @@ final class AgentStorage: Sendable {
             }
             return (saved, newest, await droppedCount(), powerLosses)
         } catch {
-            logger.error("Cannot read the saved track points", metadata: ["error": "\(error)"])
+            logger.error(
+                "Cannot read the saved track points",
+                metadata: ["event": "agent.points.unreadable", "error": "\(error)"])
             return (saved, [], 0, powerLosses)
         }
     }
@@ -414,13 +417,15 @@ final class AgentStorage: Sendable {
             state.handOff.recorded(through: index)
             guard state.recordingFails else { return }
             state.recordingFails = false
-            logger.notice("Recording delivered track points in the outbox works again")
+            logger.notice(
+                "Recording delivered track points in the outbox works again",
+                metadata: ["event": "agent.delivery-record.recovered"])
         case .failure(let error):
             guard !state.recordingFails else { return }
             state.recordingFails = true
             logger.error(
                 "Cannot record delivered track points in the outbox: they are not published again, but after a restart before it works they would be (the same seqs)",
-                metadata: ["error": "\(error)"])
+                metadata: ["event": "agent.delivery-record.failed", "error": "\(error)"])
         }
     }
 
@@ -450,7 +455,9 @@ final class AgentStorage: Sendable {
                 try primary.store(activityID, logger: logger).remove(durable: primary.durable)
             }
         } catch {
-            logger.error("Cannot remove an activity's state file", metadata: ["error": "\(error)"])
+            logger.error(
+                "Cannot remove an activity's state file",
+                metadata: ["event": "agent.state.remove.failed", "error": "\(error)"])
         }
     }
 
@@ -598,7 +605,7 @@ final class AgentStorage: Sendable {
             await trimSpool()
             return nil
         }
-        logger.debug("Cannot write the journal", metadata: ["error": "\(error)"])
+        logger.debug("Cannot write the journal", metadata: ["event": "agent.journal.failed", "error": "\(error)"])
         return "\(error)"
     }
 
@@ -610,7 +617,7 @@ final class AgentStorage: Sendable {
         do {
             try await spoolExecutor.run { try outbox.acknowledge(through: through) }
         } catch {
-            logger.debug("Cannot trim the spool", metadata: ["error": "\(error)"])
+            logger.debug("Cannot trim the spool", metadata: ["event": "agent.spool.trim.failed", "error": "\(error)"])
         }
     }
 
@@ -706,7 +713,9 @@ final class AgentStorage: Sendable {
         let unrecorded = state.withLock { $0.handOff.unrecorded }
         await journalExecutor.run {
             if case .failure(let error) = Self.recordDelivery(unrecorded, in: primary.outbox) {
-                logger.error("Cannot record delivered track points in the outbox", metadata: ["error": "\(error)"])
+                logger.error(
+                    "Cannot record delivered track points in the outbox",
+                    metadata: ["event": "agent.delivery-record.close.failed", "error": "\(error)"])
             }
             primary.outbox.close()
             // With every-fix they are one.
@@ -716,7 +725,8 @@ final class AgentStorage: Sendable {
             do {
                 try RunLedger(directory: journal.directory).endCleanly()
             } catch {
-                logger.error("Cannot record the clean stop", metadata: ["error": "\(error)"])
+                logger.error(
+                    "Cannot record the clean stop", metadata: ["event": "agent.clean-stop.failed", "error": "\(error)"])
             }
         }
     }

@@ -54,7 +54,8 @@ struct BrokerListener: Service, CustomStringConvertible {
                 for await message in activities.cancelOnGracefulShutdown() where message.retain {
                     guard case .activity(device, let activityID) = topics.route(message.topic) else {
                         logger.debug(
-                            "Ignoring a message on an unexpected topic", metadata: ["mqtt.topic": "\(message.topic)"])
+                            "Ignoring a message on an unexpected topic",
+                            metadata: ["event": "agent.message.ignored", "mqtt.topic": "\(message.topic)"])
                         continue
                     }
                     inbox.post(.retained(activityID: activityID, payload: message.payload))

@@ -124,7 +124,7 @@ struct ControlLoop: Service, CustomStringConvertible {
         do {
             publisher.enqueue(try publisher.wire.message(for: message))
         } catch {
-            logger.error("Cannot encode a message", metadata: ["error": "\(error)"])
+            logger.error("Cannot encode a message", metadata: ["event": "agent.encode.failed", "error": "\(error)"])
         }
     }
 
@@ -137,31 +137,38 @@ struct ControlLoop: Service, CustomStringConvertible {
             // made). Its connection is waited for, within the bound, and tried at once: the
             // backoff may have drawn the next attempt past the bound (up to 10 s ahead).
             let client = client
-            logger.info("Connecting at once to deliver before stopping", metadata: ["mqtt.reason": "drain"])
+            logger.info("Connecting at once to deliver before stopping", metadata: ["event": "agent.drain.connect"])
             client.connectNow()
             _ = await withTimeout(remaining()) { try? await client.waitUntilConnected() }
         }
         guard client.isConnected else {
             logger.warning(
-                "Shutting down offline: the last envelopes, the track points in the outbox and offline are not published; the will says offline"
+                "Shutting down offline: the last envelopes, the track points in the outbox and offline are not published; the will says offline",
+                metadata: ["event": "agent.shutdown.offline"]
             )
             return
         }
         // A connection not seen yet is announced; clears that reached the broker end their activities.
         _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now, uptime: uptime), core: &core)
         if await !publisher.waitUntilEmpty(within: remaining()) {
-            logger.warning("Shutting down before the activities' last envelopes were published")
+            logger.warning(
+                "Shutting down before the activities' last envelopes were published",
+                metadata: ["event": "agent.shutdown.envelopes-unpublished"])
         }
         _ = await perform(core.handle(inbox.takeAll() ?? [], now: clock.now, uptime: uptime), core: &core)
         if let pending = await drainer.drain(within: remaining()), pending == 0 {
-            logger.debug("Every track point was delivered")
+            logger.debug("Every track point was delivered", metadata: ["event": "agent.shutdown.delivered"])
         } else {
             let pending = await storage.pendingCount()
-            logger.warning("Shutting down with undelivered track points", metadata: ["outbox.count": "\(pending)"])
+            logger.warning(
+                "Shutting down with undelivered track points",
+                metadata: ["event": "agent.shutdown.undelivered", "outbox.count": "\(pending)"])
         }
         publish(.status(finish.farewell))
         if await !publisher.waitUntilEmpty(within: max(remaining(), .seconds(1))) {
-            logger.warning("Shutting down without publishing offline: the broker did not acknowledge it")
+            logger.warning(
+                "Shutting down without publishing offline: the broker did not acknowledge it",
+                metadata: ["event": "agent.shutdown.farewell-unacknowledged"])
         }
     }
 }

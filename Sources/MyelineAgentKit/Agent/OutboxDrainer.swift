@@ -106,13 +106,18 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
             do {
                 records = try await storage.peek(max: Self.batchSize)
             } catch {
-                logger.error("Cannot read the outbox", metadata: ["error": "\(error)"])
+                logger.error(
+                    "Cannot read the outbox", metadata: ["event": "agent.outbox.unreadable", "error": "\(error)"])
                 return
             }
             guard !records.isEmpty else { return }
             let (acknowledged, failure) = await client.publishInOrder(
                 records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: .json)
-            if let failure { logger.debug("Outbox delivery interrupted", metadata: ["error": "\(failure)"]) }
+            if let failure {
+                logger.debug(
+                    "Outbox delivery interrupted",
+                    metadata: ["event": "agent.delivery.interrupted", "error": "\(failure)"])
+            }
             guard acknowledged > 0 else { return }
             storage.delivered(through: records[acknowledged - 1].index)
             // A short batch was all there was: a point appended since then comes with its own
