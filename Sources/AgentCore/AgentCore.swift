@@ -108,7 +108,7 @@ public struct AgentCore: Sendable {
     }
 
     /// A track point to append to the outbox: the topic and the encoded point.
-    public struct TrackPointEntry: Hashable, Sendable {
+    public struct TrackPointEntry: Hashable, Sendable, OutboxContent {
         /// The activity's track topic.
         public var topic: String
         /// The encoded ``LiveActivity/TrackPoint``.

@@ -78,7 +78,7 @@ public final class Outbox: Sendable {
     /// them all queued but perhaps not yet on the device.
     ///
     /// - Throws: `AgentStoreError` with `.diskFull`, `.io`, `.recordTooLarge` or `.closed`.
-    public func append(contentsOf records: [(topic: String, payload: [UInt8])]) throws(AgentStoreError) {
+    public func append(contentsOf records: [some OutboxContent]) throws(AgentStoreError) {
         try state.withLock { (state) throws(AgentStoreError) in
             for record in records {
                 try state.append(

@@ -65,7 +65,7 @@ public struct OutboxConfiguration: Hashable, Sendable {
 }
 
 /// One record of an `Outbox`: an MQTT message to publish once the broker is reachable.
-public struct OutboxRecord: Hashable, Sendable {
+public struct OutboxRecord: Hashable, Sendable, OutboxContent {
     /// The record's position in the outbox's lifetime: 0 for the first record ever appended, +1 per
     /// record. Pass it to `Outbox.acknowledge(through:)` after delivery.
     public var index: UInt64
@@ -80,4 +80,13 @@ public struct OutboxRecord: Hashable, Sendable {
         self.topic = topic
         self.payload = payload
     }
+}
+
+/// What an outbox record holds: the MQTT topic to publish to and the message body. What
+/// ``Outbox/append(contentsOf:)`` takes: an ``OutboxRecord`` of another outbox, or a track point.
+public protocol OutboxContent {
+    /// The MQTT topic to publish to.
+    var topic: String { get }
+    /// The message body, as it will be published.
+    var payload: [UInt8] { get }
 }

@@ -131,16 +131,14 @@ public final class MQTTClient: Sendable {
     ///
     /// Offline, QoS 1 and 2 messages wait in libmosquitto's queue and this call waits for the
     /// reconnection, as ``publish(_:payload:qos:retain:properties:)`` does.
-    public func publishInOrder(
-        _ messages: [(topic: String, payload: [UInt8])], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
-        properties: MQTTPublishProperties = MQTTPublishProperties()
-    ) async -> (acknowledged: Int, failure: (any Error)?) {
+    public func publishInOrder(_ messages: [MQTTMessage]) async -> (acknowledged: Int, failure: (any Error)?) {
         var submitted: [(mid: Int32?, topic: String)] = []
         var failure: (any Error)?
         for message in messages {
             do {
                 let mid = try await submit(
-                    message.topic, payload: message.payload, qos: qos, retain: retain, properties: properties)
+                    message.topic, payload: message.payload, qos: message.qos, retain: message.retain,
+                    properties: message.properties)
                 submitted.append((mid, message.topic))
             } catch {
                 failure = error

@@ -88,7 +88,7 @@ struct DiskFullTests {
             try Outbox.withOutbox(directory: path, logger: Self.logger) { outbox in
                 try outbox.append(topic: "t", payload: payload(0))
                 try Self.fill(directory + "/filler")
-                let batch = (1...100).map { (topic: "t", payload: payload($0) + Array(repeating: 32, count: 200)) }
+                let batch = (1...100).map { Entry("t", payload($0) + Array(repeating: 32, count: 200)) }
                 let error = #expect(throws: AgentStoreError.self) { try outbox.append(contentsOf: batch) }
                 #expect(error?.code == .diskFull)
                 #expect(outbox.count >= 1 && outbox.count < 101)

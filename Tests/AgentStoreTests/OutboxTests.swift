@@ -199,11 +199,11 @@ struct OutboxTests {
             let configuration = OutboxConfiguration(capacity: 6, segmentRecordLimit: 4)
             let recorder = LogRecorder()
             try Outbox.withOutbox(directory: path, configuration: configuration, logger: recorder.logger) { outbox in
-                try outbox.append(contentsOf: [])
+                try outbox.append(contentsOf: [Entry]())
                 #expect(outbox.isEmpty)
-                try outbox.append(contentsOf: (0..<3).map { (topic, payload($0)) })
+                try outbox.append(contentsOf: (0..<3).map { Entry(topic, payload($0)) })
                 #expect(try outbox.peek(max: 10).map(\.payload) == (0..<3).map(payload))
-                try outbox.append(contentsOf: (3..<9).map { (topic, payload($0)) })
+                try outbox.append(contentsOf: (3..<9).map { Entry(topic, payload($0)) })
                 #expect(outbox.count == 6)
                 #expect(outbox.droppedCount == 3)
                 #expect(try outbox.peek(max: 10).map(\.payload) == (3..<9).map(payload))
@@ -226,7 +226,7 @@ struct OutboxTests {
             ) {
                 outbox throws in
                 #expect(try outbox.newest(max: 5).isEmpty)
-                try outbox.append(contentsOf: (0..<8).map { (topic, payload($0)) })
+                try outbox.append(contentsOf: (0..<8).map { Entry(topic, payload($0)) })
                 #expect(try outbox.newest(max: 5).map(\.payload) == (3..<8).map(payload))
                 #expect(try outbox.newest(max: 5).map(\.index) == Array(3..<8))
                 try outbox.acknowledge(through: 5)

@@ -1,3 +1,4 @@
+import AgentStore
 import Foundation
 import Locking
 import Logging
@@ -57,4 +58,15 @@ func contents(of directory: String) throws -> [String] {
 /// The payload of the `number`th test record.
 func payload(_ number: Int) -> [UInt8] {
     Array("{\"seq\":\(number),\"latitude\":48.8584}".utf8)
+}
+
+/// A record to append: a topic and a payload.
+struct Entry: OutboxContent {
+    var topic: String
+    var payload: [UInt8]
+
+    init(_ topic: String, _ payload: [UInt8]) {
+        self.topic = topic
+        self.payload = payload
+    }
 }

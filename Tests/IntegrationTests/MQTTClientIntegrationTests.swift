@@ -100,8 +100,8 @@ struct MQTTClientIntegrationTests {
                     configuration: Self.configuration(broker, "burst-out"), logger: Self.logger
                 ) { publisher in
                     try await publisher.waitUntilConnected()
-                    let burst = (1...count).map { (topic: topic, payload: Array("\($0)".utf8)) }
-                    let sent = await publisher.publishInOrder(burst, qos: qos)
+                    let burst = (1...count).map { MQTTMessage(topic: topic, payload: Array("\($0)".utf8), qos: qos) }
+                    let sent = await publisher.publishInOrder(burst)
                     #expect(sent.failure == nil)
                     var received: [Int] = []
                     var iterator = subscription.makeAsyncIterator()

@@ -334,7 +334,7 @@ final class AgentStorage: Sendable {
             accepted.recording = Self.recordDelivery(unrecorded, in: primary.outbox)
             let tail = primary.outbox.indices.upperBound
             do {
-                if !points.isEmpty { try primary.outbox.append(contentsOf: points.map { ($0.topic, $0.payload) }) }
+                if !points.isEmpty { try primary.outbox.append(contentsOf: points) }
                 for record in records {
                     try primary.store(record.activityID, logger: logger).save(record, durable: primary.durable)
                 }
@@ -682,7 +682,7 @@ final class AgentStorage: Sendable {
                 let records = try primary.outbox.records(from: start, max: 1024)
                 guard let last = records.last else { break }
                 let first = journal.outbox.indices.upperBound
-                try journal.outbox.append(contentsOf: records.map { ($0.topic, $0.payload) })
+                try journal.outbox.append(contentsOf: records)
                 for (offset, record) in records.enumerated() { mapping.append((record.index, first + UInt64(offset))) }
                 start = last.index + 1
                 wrote = true

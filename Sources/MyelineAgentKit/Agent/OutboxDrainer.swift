@@ -112,7 +112,7 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
             }
             guard !records.isEmpty else { return }
             let (acknowledged, failure) = await client.publishInOrder(
-                records.map { ($0.topic, $0.payload) }, qos: .exactlyOnce, properties: .json)
+                records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) })
             if let failure {
                 logger.debug(
                     "Outbox delivery interrupted",

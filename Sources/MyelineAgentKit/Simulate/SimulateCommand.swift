@@ -224,12 +224,14 @@ private struct SimulationPublisher {
 
     /// Sends each connection its devices' messages, in order, the connections side by side.
     private mutating func send(_ messages: [FleetSimulation.Message], retained: Bool) async throws {
-        var perClient = [[(topic: String, payload: [UInt8])]](repeating: [], count: clients.count)
-        for message in messages { perClient[message.device % clients.count].append((message.topic, message.payload)) }
-        let qos = qos
+        var perClient = [[MQTTMessage]](repeating: [], count: clients.count)
+        for message in messages {
+            perClient[message.device % clients.count].append(
+                MQTTMessage(topic: message.topic, payload: message.payload, qos: qos, retain: retained))
+        }
         let outcomes = await withTaskGroup(of: (acknowledged: Int, failure: (any Error)?).self) { group in
             for (client, own) in zip(clients, perClient) where !own.isEmpty {
-                group.addTask { await client.publishInOrder(own, qos: qos, retain: retained) }
+                group.addTask { await client.publishInOrder(own) }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
