@@ -97,7 +97,7 @@ public final class HeadlessBrowser: Sendable {
                 name: "chromium", executable: "/bin/sh", arguments: ["-c", script, chromium] + arguments)
             // Opening a FIFO waits for its other end: the shell opens them in this order.
             let (input, output) = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
+                DedicatedThread.start(name: "chromium-pipes") {
                     let input = Glibc.open(commands, O_WRONLY)
                     let output = Glibc.open(answers, O_RDONLY)
                     continuation.resume(returning: (input, output))
@@ -182,7 +182,7 @@ public final class HeadlessBrowser: Sendable {
 
     /// Reads the answers (NUL-terminated JSON) on a thread of their own, handing each to its waiter.
     private func startReader(_ output: Int32) {
-        Thread.detachNewThread { [self] in
+        DedicatedThread.start(name: "chromium-reader") { [self] in
             defer { close(output) }
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 1 << 16)

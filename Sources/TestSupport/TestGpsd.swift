@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Locking
 
@@ -74,7 +75,7 @@ public final class TestGpsd: Sendable {
         try await running.waitForLine(containing: "activated GPS", occurrence: 1, timeout: timeout)
         let fd = master
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let thread = Thread {
+            DedicatedThread.start(name: "test-gpsd-feed") {
                 var written = 0
                 while written < bytes.count {
                     let count = bytes.withUnsafeBufferPointer {
@@ -91,8 +92,6 @@ public final class TestGpsd: Sendable {
                 }
                 continuation.resume()
             }
-            thread.name = "test-gpsd-feed"
-            thread.start()
         }
     }
 

@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Locking
 
@@ -97,9 +98,7 @@ public final class TestTCPProxy: Sendable {
     ) async throws -> R {
         let (fd, port) = try TestSupport.listenOnLoopback()
         let proxy = TestTCPProxy(listener: fd, port: port, upstreamPort: upstreamPort)
-        let thread = Thread { proxy.acceptLoop() }
-        thread.name = "test-proxy-accept"
-        thread.start()
+        DedicatedThread.start(name: "test-proxy-accept") { proxy.acceptLoop() }
         defer { proxy.close() }
         return try await body(proxy)
     }
@@ -167,18 +166,14 @@ public final class TestTCPProxy: Sendable {
             }
             let link = Link(client: client, server: server)
             state.withLock { $0.connections[ObjectIdentifier(link)] = link }
-            let downstream = Thread { [self] in
+            DedicatedThread.start(name: "test-proxy-down") { [self] in
                 link.copyServerToClient()
                 finished(link)
             }
-            downstream.name = "test-proxy-down"
-            downstream.start()
-            let upstream = Thread { [self] in
+            DedicatedThread.start(name: "test-proxy-up") { [self] in
                 forwardPackets(link)
                 finished(link)
             }
-            upstream.name = "test-proxy-up"
-            upstream.start()
         }
     }
 
