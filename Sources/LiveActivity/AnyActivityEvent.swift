@@ -11,8 +11,6 @@ public struct AnyActivityEvent: Sendable {
     public let attributesType: String
     /// When the change happened, by the center's clock.
     public let timestamp: Date
-    /// Whether the event is the activity's dismissal, after which nothing follows.
-    public let isDismissal: Bool
     /// The typed event, to open where the attributes type matters (as a publisher does to encode it).
     public let base: any AnyActivityEventBase
 
@@ -22,7 +20,6 @@ public struct AnyActivityEvent: Sendable {
         activityID = event.activityID
         attributesType = Attributes.typeName
         timestamp = event.timestamp
-        if case .dismissed = event.kind { isDismissal = true } else { isDismissal = false }
         base = event
     }
 

@@ -58,9 +58,9 @@ struct PlaintextPasswordTests {
     @Test func withoutAPasswordPlainMQTTToAnotherHostIsNotRefused() async throws {
         let loaded = try await ConfigurationLoader.load(
             flags: ["device.id": "van-7"], file: nil,
-            environment: ["MYELINE_MQTT_BROKER": "mqtt://broker.example.net", "MYELINE_MQTT_USERNAME": "van-7"],
+            environment: ["MYELINE_MQTT_BROKER": "mqtt://broker.example.net:18830", "MYELINE_MQTT_USERNAME": "van-7"],
             defaultFile: AgentConfigurationTests.noDefaultFile)
-        #expect(loaded.configuration.mqtt.broker.description == "mqtt://broker.example.net:1883")
+        #expect(loaded.configuration.mqtt.broker.description == "mqtt://broker.example.net:18830")
     }
 
     @Test(arguments: [(0o600, false), (0o640, false), (0o644, true), (0o604, true)])
