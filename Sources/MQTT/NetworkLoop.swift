@@ -144,7 +144,7 @@ final class NetworkLoop: Sendable {
             }
             handle.open { context.resubscribe(through: $0) }
             context.logger.info(
-                "Connected to the broker",
+                "The broker accepted the connection",
                 metadata: ["event": "mqtt.connected", "mqtt.broker": "\(configuration.broker)"])
             context.broadcast(event)
             return pump()
