@@ -95,6 +95,7 @@ let package = Package(
         // Other tools' wire formats: OwnTracks JSON and Home Assistant MQTT discovery; pure, no I/O.
         .target(
             name: "Interop",
+            dependencies: ["MyelineWire"],
             swiftSettings: essentials
         ),
         .target(

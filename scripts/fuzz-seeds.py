@@ -65,6 +65,11 @@ owntracks += ['{"_type":"lwt","tst":1709294400}', '{"_type":"cmd","action":"repo
 for index, message in enumerate(owntracks):
     write("FuzzEnvelope", f"owntracks-{index}", message.encode())
 
+# Inputs the fuzzer once crashed on, kept as seeds so that every run tries them first (each is also a
+# regression test in Tests/): JSONDecoder's scanner ran out of stack on a tab and 512 `[` (FuzzCommand).
+write("FuzzCommand", "crash-nested-512", b"\t" + b"[" * 512)
+write("FuzzEnvelope", "crash-nested-512", b"\t" + b"[" * 512)
+
 example = (root / "config/agent.example.yaml").read_text()
 write("FuzzConfiguration", "agent.example", example.encode())
 # The same with every commented-out key set, and a device id: a file that loads.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MyelineWire
 
 /// One OwnTracks message as Myeline reads and writes it: a location, a last will, a command, or
 /// another type Myeline does not handle (waypoints, transitions, cards...).
@@ -102,11 +103,16 @@ public enum OwnTracksCodec {
     /// `tst` of the right types and ranges (the schema's required fields; `tst` a whole number of
     /// seconds, as in the lwt); every optional field with
     /// a wrong type or range is dropped and named in ``Decoded/droppedFields``.
-    /// - Throws: ``DecodingError`` when the payload is not a JSON object with a string `_type`, or a
+    /// - Throws: ``DecodingError`` when the payload nests arrays or objects deeper than
+    ///   `WireCodec.maximumNesting`, is not a JSON object with a string `_type`, or a
     ///   location or lwt lacks a valid required field, or a cmd has no string `action`.
     public static func decode(_ payload: [UInt8]) throws(DecodingError) -> Decoded {
         guard payload.count <= maximumPayloadSize else {
             throw DecodingError(reason: "payload of \(payload.count) bytes is too large")
+        }
+        if WireCodec.excessiveNesting(in: payload) != nil {
+            throw DecodingError(
+                reason: "arrays or objects nested more than \(WireCodec.maximumNesting) deep")
         }
         guard let object = try? JSONDecoder().decode([String: InteropJSON.Value].self, from: Data(payload)) else {
             throw DecodingError(reason: "not a JSON object")

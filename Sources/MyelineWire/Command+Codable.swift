@@ -52,8 +52,11 @@ extension Command {
 
     /// The `id` of a command payload that does not decode as a command, when it has a valid one,
     /// so that the refusal can still be answered; nil otherwise.
+    /// A payload nested deeper than ``WireCodec/maximumNesting`` has none.
     public static func requestID(in payload: Data) -> String? {
-        guard let id = (try? JSONDecoder().decode(RequestID.self, from: payload))?.id else { return nil }
+        guard WireCodec.excessiveNesting(in: payload) == nil,
+            let id = (try? JSONDecoder().decode(RequestID.self, from: payload))?.id
+        else { return nil }
         return idRule.problem(id) == nil ? id : nil
     }
 }

@@ -66,6 +66,18 @@ public enum WireCodec {
         _ type: Payload.Type, from bytes: [UInt8]
     ) throws(ActivityError) -> Payload {
         let data = Data(bytes)
+        // Refused before the decoder's scanner recurses into it (``WireCodec/maximumNesting``); the
+        // diagnosis names the first problem, the nesting or an earlier one.
+        if let offset = WireCodec.excessiveNesting(in: bytes) {
+            let problem: String
+            if let finding = WireJSON.Diagnosis.finding(in: data), finding.isSyntax {
+                problem = "\(finding)"
+            } else {
+                problem =
+                    "not valid JSON: arrays and objects nested more than \(WireCodec.maximumNesting) deep at byte \(offset)"
+            }
+            throw ActivityError(.invalidPayload, "invalid \(Payload.schema) payload: \(problem)")
+        }
         let payload: Payload
         do {
             payload = try decoder.decode(type, from: data)

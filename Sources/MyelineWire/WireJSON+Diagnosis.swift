@@ -11,12 +11,14 @@ extension WireJSON {
     /// would disagree) and a trailing comma.
     ///
     /// The rules are `JSONSerialization`'s: a value at the top (fragments allowed), strings of valid
-    /// UTF-8 with valid escapes, numbers that a `Double` holds, at most ``maximumDepth`` arrays and
-    /// objects inside each other; a trailing comma is noted and passed over. Only the explanation
-    /// comes from here; what is accepted is still the decoder's.
+    /// UTF-8 with valid escapes, numbers that a `Double` holds; a trailing comma is noted and passed
+    /// over. One rule is Myeline's: at most ``WireCodec/maximumNesting`` arrays and objects inside each
+    /// other (64, where `JSONSerialization` allows 512), the limit that ``WireCodec`` applies before
+    /// `JSONDecoder` reads a payload. Only the explanation comes from here; what is accepted is
+    /// still the decoder's.
     enum Diagnosis {
-        /// How deep arrays and objects may nest, as in `JSONSerialization`.
-        static let maximumDepth = 512
+        /// How deep arrays and objects may nest: ``WireCodec/maximumNesting``.
+        static let maximumDepth = WireCodec.maximumNesting
 
         /// What was found: the first syntax error, else the first duplicate key or trailing comma.
         enum Finding: Equatable, CustomStringConvertible {

@@ -170,6 +170,18 @@ struct OwnTracksCodecTests {
         Hostile(name: "a JSON array", payload: #"[{"_type":"lwt","tst":1}]"#, expected: rejected("not a JSON object")),
         Hostile(name: "empty", payload: "", expected: rejected("not a JSON object")),
         Hostile(
+            name: "a field nested 64 deep (JSONDecoder recurses once per level)",
+            payload: #"{"_type":"lwt","tst":1,"x":"# + String(repeating: "[", count: 64)
+                + String(repeating: "]", count: 64)
+                + "}",
+            expected: rejected("arrays or objects nested more than 64 deep")),
+        Hostile(
+            name: "a field nested 63 deep, the most that is read",
+            payload: #"{"_type":"lwt","tst":1,"x":"# + String(repeating: "[", count: 63)
+                + String(repeating: "]", count: 63)
+                + "}",
+            expected: .success(.init(message: .lastWill(timestamp: 1), droppedFields: []))),
+        Hostile(
             name: "cmd without action", payload: #"{"_type":"cmd"}"#, expected: rejected("cmd without a string action")),
         Hostile(
             name: "another type is named", payload: #"{"_type":"transition","event":"enter"}"#,

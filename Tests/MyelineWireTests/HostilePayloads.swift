@@ -127,12 +127,22 @@ extension InvalidPayload {
         // Deep nesting and 10 MB values.
         .init(
             "arrays nested 100,000 deep", .envelope, json: String(repeating: "[", count: 100_000),
-            problem: notJSON("Too many nested arrays or dictionaries around character 513."), schemaRejects: false),
+            problem: notJSON("Too many nested arrays or dictionaries around character 65."), schemaRejects: false),
+        .init(
+            // Found by the fuzzer (FuzzCommand, AddressSanitizer): JSONDecoder's scanner, which allows 512
+            // levels, ran out of stack on it.
+            "a tab and arrays nested 512 deep", .command, json: "\t" + String(repeating: "[", count: 512),
+            problem: notJSON("Too many nested arrays or dictionaries around character 66."), schemaRejects: false),
+        .init(
+            "arrays nested 65 deep in an attribute, closed", .envelope, golden: "envelope-start-full",
+            replacing: #""vehicle":"B-MY 1234""#,
+            with: #""vehicle":"# + String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
+            problem: notJSON("Too many nested arrays or dictionaries around character 263."), schemaRejects: false),
         .init(
             "objects nested 600 deep in an attribute", .envelope, golden: "envelope-start-full",
             replacing: #""vehicle":"B-MY 1234""#,
             with: #""vehicle":"# + String(repeating: #"{"a":"#, count: 600) + "1" + String(repeating: "}", count: 600),
-            problem: notJSON("Too many nested arrays or dictionaries around character 2751."), schemaRejects: false),
+            problem: notJSON("Too many nested arrays or dictionaries around character 511."), schemaRejects: false),
         .init(
             "a 10 MB command id", .command, golden: "command", replacing: #""id":"req-1""#,
             with: #""id":""# + String(repeating: "i", count: 10_000_000) + "\"",

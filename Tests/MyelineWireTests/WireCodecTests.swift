@@ -190,12 +190,34 @@ struct WireCodecTests {
         #expect(decoded == end)
     }
 
+    @Test(
+        "nesting is measured outside strings only, without recursion",
+        arguments: [
+            ("[]", nil), ("{}", nil), (#""\#(String(repeating: "[", count: 100))""#, nil),
+            (#""\"["#, nil), (String(repeating: "]", count: 100) + String(repeating: "[", count: 64), nil),
+            (String(repeating: "[", count: 64), nil), (String(repeating: "[", count: 65), 64),
+            (String(repeating: "{\"a\":", count: 65), 5 * 64), (#"["\\"#, nil),
+            (#"[""# + String(repeating: "[", count: 70), nil),
+            (String(repeating: "[", count: 64) + #""\\""# + "[", 68),
+        ] as [(String, Int?)])
+    func excessiveNesting(_ text: String, _ offset: Int?) {
+        #expect(WireCodec.excessiveNesting(in: Array(text.utf8)) == offset)
+    }
+
     @Test func theIDOfAnUndecodableCommandIsReadWhenValid() throws {
         #expect(Command.requestID(in: Data(#"{"id":"req-9","intent":"fly"}"#.utf8)) == "req-9")
         #expect(Command.requestID(in: Data(#"{"id":"","intent":"stop"}"#.utf8)) == nil)
         #expect(Command.requestID(in: Data(#"{"id":7}"#.utf8)) == nil)
         #expect(Command.requestID(in: Data("not json".utf8)) == nil)
         #expect(Command.requestID(in: Data(#"{"intent":"stop"}"#.utf8)) == nil)
+        // Nested deeper than the contract allows: not read at all (JSONDecoder recurses per level).
+        let nested = { (depth: Int) in
+            Data(
+                (#"{"id":"req-9","x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+                    + "}").utf8)
+        }
+        #expect(Command.requestID(in: nested(WireCodec.maximumNesting - 1)) == "req-9")
+        #expect(Command.requestID(in: nested(WireCodec.maximumNesting)) == nil)
         let refusal = CommandResult.malformed(id: "req-9", error: "unknown intent", timestamp: Fixtures.t0)
         let json = String(decoding: try WireCodec.encode(refusal), as: UTF8.self)
         #expect(!json.contains(#""intent":"#))
