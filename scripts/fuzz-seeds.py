@@ -66,9 +66,10 @@ for index, message in enumerate(owntracks):
     write("FuzzEnvelope", f"owntracks-{index}", message.encode())
 
 # Inputs the fuzzer once crashed on, kept as seeds so that every run tries them first (each is also a
-# regression test in Tests/): JSONDecoder's scanner ran out of stack on a tab and 512 `[` (FuzzCommand).
-write("FuzzCommand", "crash-nested-512", b"\t" + b"[" * 512)
-write("FuzzEnvelope", "crash-nested-512", b"\t" + b"[" * 512)
+# regression test in Tests/): JSONDecoder traps when the 513th level of nesting opens at the last byte
+# (FuzzCommand).
+write("FuzzCommand", "crash-nested-513", b"\t" + b"[" * 513)
+write("FuzzEnvelope", "crash-nested-513", b"[" * 513)
 
 example = (root / "config/agent.example.yaml").read_text()
 write("FuzzConfiguration", "agent.example", example.encode())

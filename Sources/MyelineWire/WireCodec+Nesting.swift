@@ -2,10 +2,10 @@ extension WireCodec {
     /// The deepest arrays and objects may nest in any JSON that Myeline reads from the network: 64.
     ///
     /// Nothing in the contract comes near it (an attribute's value may nest ``WireValue/maximumDepth``
-    /// levels below the payload's top), and every JSON parser at hand recurses once per level:
-    /// `JSONDecoder`'s scanner allows 512 levels, deep enough to exhaust a small thread stack (it did
-    /// under the fuzzer's AddressSanitizer, on a tab and 512 `[`). A payload nested deeper is
-    /// refused before any of them reads it.
+    /// levels below the payload's top), and `JSONDecoder` must not see deeper nesting: its scanner
+    /// recurses once per level, allows 512, and traps (swift-foundation, Swift 6.3) when the 513th
+    /// level opens at the last byte of its input, locating its own error; the fuzzer found it. A
+    /// payload nested deeper is refused before any parser reads it.
     public static let maximumNesting = 64
 
     /// The offset of the first `[` or `{` opened deeper than ``maximumNesting``, or nil.

@@ -56,6 +56,10 @@ struct AgentLifecycleIntegrationTests {
                 #expect(unknown.error?.contains("intent") == true)
                 try await sender.client.publish(
                     "myeline/van-7/cmd", payload: Array("not json at all".utf8), qos: .atLeastOnce)
+                // 513 opening brackets, the last at the end: JSONDecoder traps on it (found by fuzzing),
+                // and stopped the agent before the wire codec refused deep nesting unread.
+                try await sender.client.publish(
+                    "myeline/van-7/cmd", payload: Array(repeating: UInt8(ascii: "["), count: 513), qos: .atLeastOnce)
                 let wrongType = try await sender.sendRaw(
                     #"{"schema":"myeline.command.v1","id":"bad-2","intent":"stop","timestamp":"noon"}"#,
                     id: "bad-2")

@@ -176,6 +176,10 @@ struct OwnTracksCodecTests {
                 + "}",
             expected: rejected("arrays or objects nested more than 64 deep")),
         Hostile(
+            name: "513 opening brackets, the last at the end (JSONDecoder traps on it)",
+            payload: String(repeating: "[", count: 513),
+            expected: rejected("arrays or objects nested more than 64 deep")),
+        Hostile(
             name: "a field nested 63 deep, the most that is read",
             payload: #"{"_type":"lwt","tst":1,"x":"# + String(repeating: "[", count: 63)
                 + String(repeating: "]", count: 63)

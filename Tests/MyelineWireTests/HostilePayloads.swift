@@ -129,10 +129,15 @@ extension InvalidPayload {
             "arrays nested 100,000 deep", .envelope, json: String(repeating: "[", count: 100_000),
             problem: notJSON("Too many nested arrays or dictionaries around character 65."), schemaRejects: false),
         .init(
-            // Found by the fuzzer (FuzzCommand, AddressSanitizer): JSONDecoder's scanner, which allows 512
-            // levels, ran out of stack on it.
-            "a tab and arrays nested 512 deep", .command, json: "\t" + String(repeating: "[", count: 512),
+            // Found by the fuzzer (FuzzCommand): when the 513th level opens at the payload's last byte,
+            // JSONDecoder (swift-foundation's scanner, 512 levels at most) traps while it locates its own
+            // error: one such command stopped the agent.
+            "a tab and 513 opening brackets, the last at the end", .command,
+            json: "\t" + String(repeating: "[", count: 513),
             problem: notJSON("Too many nested arrays or dictionaries around character 66."), schemaRejects: false),
+        .init(
+            "513 opening brackets, the last at the end", .envelope, json: String(repeating: "[", count: 513),
+            problem: notJSON("Too many nested arrays or dictionaries around character 65."), schemaRejects: false),
         .init(
             "arrays nested 65 deep in an attribute, closed", .envelope, golden: "envelope-start-full",
             replacing: #""vehicle":"B-MY 1234""#,

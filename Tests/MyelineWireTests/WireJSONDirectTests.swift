@@ -24,8 +24,9 @@ struct WireJSONDirectTests {
         _ type: T.Type, _ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
     ) -> Bool {
         let fast = direct(type, bytes)
-        let slow = try? WireJSONTests.jsonDecoder.decode(type, from: Data(bytes))
         if let fast {
+            // Only then: JSONDecoder traps on some of the nesting the direct path refuses.
+            let slow = try? WireJSONTests.jsonDecoder.decode(type, from: Data(bytes))
             #expect(
                 slow == fast, "JSONDecoder disagrees on \(String(decoding: bytes, as: UTF8.self))",
                 sourceLocation: sourceLocation)
