@@ -39,6 +39,11 @@ extension ValueRule where Value == Int {
     package static func atLeast(_ minimum: Int) -> Self {
         Self { $0 >= minimum ? nil : "\($0) is less than \(minimum)" }
     }
+
+    /// An integer in a closed range.
+    package static func within(_ range: ClosedRange<Int>) -> Self {
+        Self { range.contains($0) ? nil : "\($0) is outside \(range.lowerBound)...\(range.upperBound)" }
+    }
 }
 
 extension ValueRule where Value == String {

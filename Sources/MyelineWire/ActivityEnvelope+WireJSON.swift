@@ -36,7 +36,7 @@ extension EnvelopeHeader {
             activity: try container.decode(.activity, .activityID),
             attributesType: try container.decode(.attributesType, .attributesType),
             event: try container.decode(EnvelopeEvent.self, forKey: .event),
-            seq: try container.decode(.seq, .atLeast(1)))
+            seq: try container.decode(.seq, .within(Myeline.sequenceRange)))
     }
 }
 

@@ -29,7 +29,7 @@ public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
     /// Decodes and checks the header keys; the other keys are not read.
     ///
     /// - Throws: `DecodingError` naming the key: a missing key, another schema, an invalid id,
-    ///   an unknown event or a `seq` below 1.
+    ///   an unknown event or a `seq` outside 1...2^53 − 1.
     public init(from decoder: any Decoder) throws {
         try self.init(container: decoder.container(keyedBy: EnvelopeKey.self))
     }
@@ -42,7 +42,7 @@ public struct EnvelopeHeader: WirePayload, Codable, Hashable, Sendable {
         activity = try container.decode(.activity, .activityID)
         attributesType = try container.decode(.attributesType, .attributesType)
         event = try container.decode(EnvelopeEvent.self, forKey: .event)
-        seq = try container.decode(.seq, .atLeast(1))
+        seq = try container.decode(.seq, .within(Myeline.sequenceRange))
     }
 
     /// Encodes the header keys, with `schema`.

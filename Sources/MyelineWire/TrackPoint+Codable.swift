@@ -10,14 +10,14 @@ extension TrackPoint {
     /// Decodes and checks a track point.
     ///
     /// - Throws: `DecodingError` naming the key: a missing key, another schema, an invalid id, a
-    ///   `seq` below 1, or a value out of range.
+    ///   `seq` outside 1...2^53 − 1, or a value out of range.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try container.check(.schema, .equal(to: Self.schema))
         self.init(
             device: try container.decode(DeviceID.self, forKey: .device),
             activity: try container.decode(.activity, .activityID),
-            seq: try container.decode(.seq, .atLeast(1)),
+            seq: try container.decode(.seq, .within(Myeline.sequenceRange)),
             time: try container.decode(Date.self, forKey: .time),
             latitude: try container.decode(.latitude, .latitude),
             longitude: try container.decode(.longitude, .longitude),

@@ -66,6 +66,11 @@ extension InvalidPayload {
             with: #""seq":9223372036854775808"#,
             problem: numberDoesNotFit),
         .init(
+            // The schema's maximum, the largest integer a JavaScript receiver keeps exactly: 2^53 would be
+            // read there as 2^53 + 1 is, so two envelopes could not be told apart.
+            "seq 2^53", .envelope, golden: "envelope-start-full", replacing: #""seq":1"#,
+            with: #""seq":9007199254740992"#, problem: "'seq': 9007199254740992 is outside 1...9007199254740991"),
+        .init(
             "seq 1.5", .envelope, golden: "envelope-start-full", replacing: #""seq":1"#, with: #""seq":1.5"#,
             problem: numberDoesNotFit),
         .init(

@@ -62,7 +62,7 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
             problem: "missing key 'seq'"),
         .init(
             "seq 0", .envelope, golden: "envelope-start-minimal", replacing: #""seq":1"#, with: #""seq":0"#,
-            problem: "'seq': 0 is less than 1"),
+            problem: "'seq': 0 is outside 1...9007199254740991"),
         .init(
             "seq as a string", .envelope, golden: "envelope-start-minimal", replacing: #""seq":1"#,
             with: #""seq":"1""#, problem: "'seq' has the wrong type; expected an integer"),
@@ -160,7 +160,11 @@ struct InvalidPayload: Sendable, CustomTestStringConvertible {
             with: #""longitude":181"#, problem: "'longitude': 181 is outside -180...180"),
         .init(
             "track seq 0", .track, golden: "track-minimal", replacing: #""seq":2"#, with: #""seq":0"#,
-            problem: "'seq': 0 is less than 1"),
+            problem: "'seq': 0 is outside 1...9007199254740991"),
+        .init(
+            // The schema's maximum, the largest integer a JavaScript receiver keeps exactly.
+            "track seq 2^53", .track, golden: "track-minimal", replacing: #""seq":2"#,
+            with: #""seq":9007199254740992"#, problem: "'seq': 9007199254740992 is outside 1...9007199254740991"),
         .init(
             "course 361", .track, golden: "track-full", replacing: #""course":87.5"#, with: #""course":361"#,
             problem: "'course': 361 is outside 0...360"),
