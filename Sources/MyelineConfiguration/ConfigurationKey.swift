@@ -26,6 +26,11 @@ public struct ConfigurationKey: Hashable, Sendable, CustomStringConvertible {
     /// The dotted name.
     public var description: String { name }
 
+    /// The dotted name and its flag, as errors name a key the user may set: `source.address (--source)`.
+    public var nameAndFlag: String {
+        flag.map { "\(name) (\($0))" } ?? name
+    }
+
     /// The key as swift-configuration names it.
     var configKey: ConfigKey { ConfigKey(name) }
 

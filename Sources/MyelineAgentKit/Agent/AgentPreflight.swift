@@ -16,12 +16,12 @@ enum AgentPreflight {
     static func check(_ configuration: AgentConfiguration, environment: [String: String])
         async throws(ConfigurationError)
     {
-        try checkDirectory(configuration.stateDirectory, key: "state-directory", flag: "--state-dir")
+        try checkDirectory(configuration.stateDirectory, key: .stateDirectory)
         if configuration.storage.durability.syncInterval != nil {
             try checkDirectory(
                 configuration.storage.resolvedSpoolDirectory(
                     stateDirectory: configuration.stateDirectory, environment: environment),
-                key: "storage.spool-directory", flag: nil)
+                key: .storageSpoolDirectory)
         }
         if case .file(let path) = configuration.source.address {
             try await checkFile(path, options: configuration.fileOptions)
@@ -30,10 +30,10 @@ enum AgentPreflight {
 
     /// Creates a directory the agent writes (the state directory, the spool) if it is missing and
     /// checks that this user can write in it.
-    static func checkDirectory(_ path: String, key: String, flag: String?) throws(ConfigurationError) {
+    static func checkDirectory(_ path: String, key: ConfigurationKey) throws(ConfigurationError) {
         let fix =
             "create it writable by the user the agent runs as (sudo install -d -o myeline -g myeline \(path)), "
-            + "or set \(key)\(flag.map { " (\($0))" } ?? "") to a directory that user can write"
+            + "or set \(key.nameAndFlag) to a directory that user can write"
         var prefix = ""
         for component in path.split(separator: "/") {
             prefix += "/\(component)"
@@ -60,16 +60,18 @@ enum AgentPreflight {
     /// Checks that a file source is a readable file in a format the agent replays, with at least
     /// one position (reading, as fast as possible, up to its first fix).
     static func checkFile(_ path: String, options: FileSource.Options) async throws(ConfigurationError) {
-        let fix = "set source.address (--source) to an NMEA, GPX or gpspipe file with positions, or to gpsd://HOST"
+        let key = ConfigurationKey.sourceAddress
+        let fix =
+            "set \(key.nameAndFlag) to an NMEA, GPX or gpspipe file with positions, or to gpsd://HOST"
         var status = stat()
         guard stat(path, &status) == 0 else {
-            throw ConfigurationError(key: "source.address", "cannot open \(path): \(Self.reason()); \(fix)")
+            throw ConfigurationError(key: key, "cannot open \(path): \(Self.reason()); \(fix)")
         }
         guard status.st_mode & S_IFMT != S_IFDIR else {
-            throw ConfigurationError(key: "source.address", "\(path) is a directory, not a file: \(fix)")
+            throw ConfigurationError(key: key, "\(path) is a directory, not a file: \(fix)")
         }
         guard access(path, R_OK) == 0 else {
-            throw ConfigurationError(key: "source.address", "cannot read \(path): \(Self.reason()); \(fix)")
+            throw ConfigurationError(key: key, "cannot read \(path): \(Self.reason()); \(fix)")
         }
         var probe = options
         probe.pacing = .asFastAsPossible
@@ -82,10 +84,10 @@ enum AgentPreflight {
                 return
             }
         } catch {
-            throw ConfigurationError(key: "source.address", "\(error.message): \(fix)")
+            throw ConfigurationError(key: key, "\(error.message): \(fix)")
         }
         throw ConfigurationError(
-            key: "source.address",
+            key: key,
             "\(path) has no position (no GPX point with lat and lon, no NMEA or gpsd fix): \(fix)")
     }
 
