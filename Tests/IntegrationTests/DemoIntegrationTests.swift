@@ -46,12 +46,14 @@ struct DemoIntegrationTests {
             arguments: [DeploymentFiles.path("scripts/demo")] + arguments + ["--bin", bin])
     }
 
-    /// Kills the demo, what it started (`started`, taken earlier) and whatever runs below it now.
-    static func stopAll(_ demo: TestProcess, _ started: [ProcessEntry]) {
+    /// Kills the demo, what it started (`started`, taken earlier) and whatever runs below it now,
+    /// and removes its directory (`work`, once announced), which a killed demo cannot.
+    static func stopAll(_ demo: TestProcess, _ started: [ProcessEntry], work: String?) {
         for process in started + ProcessEntry.descendants(of: demo.pid) where process.isAlive {
             Glibc.kill(process.pid, SIGKILL)
         }
         demo.signal(SIGKILL)
+        if let work, work.hasPrefix("/tmp/myeline-demo-") { try? FileManager.default.removeItem(atPath: work) }
     }
 
     /// The directory the demo says holds its broker's socket and logs.
@@ -64,8 +66,10 @@ struct DemoIntegrationTests {
         let demo = try Self.demo(["--print"])
         // However the test ends, nothing the demo started outlives it.
         var started: [ProcessEntry] = []
-        defer { Self.stopAll(demo, started) }
+        var announced: String?
+        defer { Self.stopAll(demo, started, work: announced) }
         let work = try await Self.workDirectory(demo)
+        announced = work
 
         // The demo's last scripted event, 40 s in: ghost-9 killed, offline by its will.
         try await demo.waitForLine(timeout: .seconds(120), description: "ghost-9's will") { line in
@@ -124,8 +128,10 @@ struct DemoIntegrationTests {
     @Test(.tags(.slow)) func theDemoFleetOnTheMap() async throws {
         let demo = try Self.demo(["--map", "--tiles", "none"])
         var started: [ProcessEntry] = []
-        defer { Self.stopAll(demo, started) }
+        var announced: String?
+        defer { Self.stopAll(demo, started, work: announced) }
         let work = try await Self.workDirectory(demo)
+        announced = work
         let address = try await demo.waitForLine(containing: "demo: the fleet map is at ")
         let url = String(try #require(address.split(separator: " ").first { $0.hasPrefix("http://") }))
         // The board starts 3 s after the address is printed: its log says when the map listens.
