@@ -59,12 +59,34 @@ extension AgentCore {
         publishOnline(now: now, into: &batch)
     }
 
-    /// What ``correctStatus(_:retained:now:into:)`` did during which connection (``ConflictDetector/connections``).
+    /// An empty message on the device's own status topic while the agent is connected: someone
+    /// removed the retained status (`mosquitto_pub -r -n`, `mosquitto_sub --remove-retained`), so a
+    /// board started now would find no status at all for a tracker that runs. The agent publishes
+    /// its `online` again, each time (its own status is never empty, and the broker never sends an
+    /// empty retained message at a subscription). Logged once per connection.
+    mutating func restoreStatus(now: Date, into batch: inout Batch) {
+        guard isConnected else { return }
+        let connection = conflict.connections
+        if statusCorrection.clearingLoggedIn != connection {
+            statusCorrection.clearingLoggedIn = connection
+            batch.log(
+                .warning,
+                "agent.status.cleared",
+                "The retained status on this agent's status topic was removed: publishing its own online status again",
+                ["myeline.device": settings.device.rawValue])
+        }
+        publishOnline(now: now, into: &batch)
+    }
+
+    /// What ``correctStatus(_:retained:now:into:)`` and ``restoreStatus(now:into:)`` did during which
+    /// connection (``ConflictDetector/connections``).
     struct StatusCorrection: Hashable, Sendable {
         /// The connection during which another instance's `online` was answered.
         var onlineCorrectedIn: Int?
         /// The connection during which a correction was logged.
         var loggedIn: Int?
+        /// The connection during which a removed status was logged.
+        var clearingLoggedIn: Int?
     }
 
     /// Takes what saving did: a failure is logged once until saving works again, and the status

@@ -54,6 +54,8 @@ public struct AgentCore: Sendable {
         case retained(activityID: String, payload: [UInt8])
         /// A status on this device's own status topic, as retained or not.
         case status(StatusMessage, retained: Bool)
+        /// An empty message on this device's own status topic: someone removed its retained status.
+        case statusCleared
         /// The client connected to the broker.
         case connected(sessionPresent: Bool)
         /// The client lost its connection; `sessionTakenOver` when the broker said so (MQTT 5).
@@ -317,6 +319,8 @@ public struct AgentCore: Sendable {
         case .status(let status, let retained):
             report(conflict.observe(status, retained: retained), into: &batch)
             correctStatus(status, retained: retained, now: now, into: &batch)
+        case .statusCleared:
+            restoreStatus(now: now, into: &batch)
         case .connected:
             isConnected = true
             onlineSince = now

@@ -185,6 +185,27 @@ struct AgentCorePresenceTests {
         }
     }
 
+    /// Someone removed the retained status of a running tracker (an empty retained message): a board
+    /// started then found no status at all, and the agent did not publish it again.
+    @Test func aRemovedStatusIsPublishedAgainEachTimeAndLoggedOncePerConnection() {
+        var script = Script()
+        script.start()
+        #expect(script.at(1, .statusCleared).statuses.isEmpty, "not connected: the connection's online comes anyway")
+        script.at(2, .connected(sessionPresent: false))
+        let first = script.at(3, .statusCleared)
+        #expect(first.statuses.map(\.state) == [.online])
+        #expect(first.statuses.first?.instance == "mine")
+        #expect(first.statuses.first?.since == Script.epoch + 2, "the since of the connection")
+        #expect(first.logs(.warning) == ["agent.status.cleared"])
+        let again = script.at(4, .statusCleared)
+        #expect(again.statuses.count == 1)
+        #expect(again.logs(.warning).isEmpty)
+        script.at(5, .disconnected(sessionTakenOver: false))
+        #expect(script.at(6, .statusCleared).statuses.isEmpty)
+        script.at(7, .connected(sessionPresent: false))
+        #expect(script.at(8, .statusCleared).logs(.warning) == ["agent.status.cleared"])
+    }
+
     @Test func correctionsAreLoggedOncePerConnection() {
         var script = Script()
         script.start()

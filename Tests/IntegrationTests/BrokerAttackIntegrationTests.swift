@@ -455,6 +455,8 @@ struct BrokerAttackIntegrationTests {
 
     /// Findings 5 and 2: a compromised site marked a running tracker offline with a retained status
     /// every board believed, and the agent did not correct it; a site wrote every device's topics.
+    /// And a site that removes the retained status (an empty retained message) left boards started
+    /// then with no status for a running tracker.
     @Test func aForgedOfflineStatusIsAnsweredAtOnceAndASiteSpeaksOnlyForItsDevices() async throws {
         try await FleetCredentials.withLockedBroker { broker, credentials in
             let observer = try await AgentHarness.observer(
@@ -499,6 +501,30 @@ struct BrokerAttackIntegrationTests {
                     }
                 }
                 #expect(retained.contains(#""state":"online""#), "\(retained)")
+
+                // The site removes the retained status instead: the agent publishes it again.
+                let onlineBeforeRemoval = observer.output.split(separator: "\n").filter { isOnline(String($0)) }.count
+                try await MQTTClient.withClient(
+                    configuration: credentials.client(broker, "site-1"), logger: Self.logger
+                ) { site in
+                    try await site.waitUntilConnected()
+                    try await site.publish("myeline/dev-a/status", payload: [], retain: true)
+                }
+                try await agent.waitForLine(containing: "event=agent.status.cleared")
+                try await observer.waitForLine(
+                    occurrence: onlineBeforeRemoval + 1, timeout: .seconds(20), description: "dev-a online once more",
+                    where: isOnline)
+                let restored = try await MQTTClient.withClient(
+                    configuration: credentials.client(broker, "watcher"), logger: Self.logger
+                ) { board in
+                    try await board.waitUntilConnected()
+                    let statuses = try await board.subscribe(to: ["myeline/dev-a/status"])
+                    return try await withDeadline(.seconds(20), what: "dev-a's retained status after its removal") {
+                        for await message in statuses { return String(decoding: message.payload, as: UTF8.self) }
+                        throw TestSupportError("no retained status")
+                    }
+                }
+                #expect(restored.contains(#""state":"online""#), "\(restored)")
             }
             // In that order: the forgery, then the agent's online; and nothing of dev-b.
             let statuses = AgentHarness.messages(observer).filter { $0.topic == "myeline/dev-a/status" }

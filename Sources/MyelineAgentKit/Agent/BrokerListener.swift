@@ -63,7 +63,11 @@ struct BrokerListener: Service, CustomStringConvertible {
             }
             group.addTask {
                 for await message in statuses.cancelOnGracefulShutdown() {
-                    // A cleared or foreign payload says nothing about another agent.
+                    if message.payload.isEmpty {
+                        inbox.post(.statusCleared)
+                        continue
+                    }
+                    // A foreign payload says nothing about another agent.
                     guard let status = try? WireCodec.decode(StatusMessage.self, from: Data(message.payload)) else {
                         continue
                     }
