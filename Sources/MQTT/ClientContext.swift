@@ -65,7 +65,16 @@ final class ClientContext: Sendable {
     private struct SubscriptionEntry {
         var filters: [String]
         var qos: MQTTQoS
+        /// MQTT 5's No Local: the broker leaves out this client's own messages.
+        var noLocal: Bool
         var sink: SubscriptionSink
+    }
+
+    /// How a filter is subscribed to: the highest QoS any of its subscriptions asks for, and No
+    /// Local only when all of them ask for it.
+    struct FilterOptions: Hashable, Sendable {
+        var qos: MQTTQoS
+        var noLocal: Bool
     }
 
     private struct State {
@@ -253,11 +262,13 @@ final class ClientContext: Sendable {
 
     // MARK: Subscriptions
 
-    func addSubscription(filters: [String], qos: MQTTQoS, sink: SubscriptionSink) throws(MQTTError) -> UInt64 {
+    func addSubscription(
+        filters: [String], qos: MQTTQoS, noLocal: Bool, sink: SubscriptionSink
+    ) throws(MQTTError) -> UInt64 {
         let id = state.withLock { state -> UInt64? in
             guard !state.shutDown else { return nil }
             let id = state.makeID()
-            state.subscriptions[id] = SubscriptionEntry(filters: filters, qos: qos, sink: sink)
+            state.subscriptions[id] = SubscriptionEntry(filters: filters, qos: qos, noLocal: noLocal, sink: sink)
             return id
         }
         guard let id else { throw Self.shutDownError }
@@ -290,21 +301,38 @@ final class ClientContext: Sendable {
         }
     }
 
-    private static func activeFilters(_ subscriptions: [UInt64: SubscriptionEntry]) -> [String: MQTTQoS] {
-        var filters: [String: MQTTQoS] = [:]
+    private static func activeFilters(_ subscriptions: [UInt64: SubscriptionEntry]) -> [String: FilterOptions] {
+        var filters: [String: FilterOptions] = [:]
         for entry in subscriptions.values {
-            for filter in entry.filters where (filters[filter]?.rawValue ?? -1) < entry.qos.rawValue {
-                filters[filter] = entry.qos
+            for filter in entry.filters {
+                let known = filters[filter]
+                filters[filter] = FilterOptions(
+                    qos: known.map { $0.qos.rawValue >= entry.qos.rawValue ? $0.qos : entry.qos } ?? entry.qos,
+                    noLocal: (known?.noLocal ?? true) && entry.noLocal)
             }
         }
         return filters
     }
 
+    /// How `filters` are subscribed to now, as one SUBSCRIBE for them all would ask: what
+    /// ``MQTTClient`` sends for a new subscription, which may share a filter with an older one.
+    func options(of filters: [String]) -> FilterOptions? {
+        state.withLock { state in
+            let active = Self.activeFilters(state.subscriptions)
+            let options = filters.compactMap { active[$0] }
+            guard let first = options.first else { return nil }
+            return FilterOptions(
+                qos: options.map(\.qos).max { $0.rawValue < $1.rawValue } ?? first.qos,
+                noLocal: options.allSatisfy(\.noLocal))
+        }
+    }
+
     /// Subscribes again to every filter, through the gate the network thread has just opened.
     func resubscribe(through connection: MosquittoHandle.OpenHandle) {
         let filters = state.withLock { Self.activeFilters($0.subscriptions) }
-        for (filter, qos) in filters {
-            let (status, mid) = connection.subscribe(filter, qos: qos)
+        for (filter, options) in filters {
+            let (status, mid) = connection.subscribe(
+                [filter], qos: options.qos, noLocal: options.noLocal && configuration.protocolVersion == .v5)
             ignoreAcknowledgement(of: mid)
             if let failure = status.failure {
                 let error = MQTTError(failure, context: "cannot resubscribe to \(filter)")

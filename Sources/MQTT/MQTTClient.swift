@@ -247,10 +247,16 @@ public final class MQTTClient: Sendable {
     /// the filters no other subscription uses.
     /// - Throws: `MQTTError` `.invalidTopic` for a bad filter, `.subscriptionRefused` when the broker
     ///   refuses one (for example by its ACL), `.clientShutDown`; or `CancellationError`.
+    ///
+    /// With `noLocal` (MQTT 5's No Local), the broker leaves out the messages this client publishes
+    /// itself, such as the echo of every retained envelope an agent publishes on the topics it
+    /// subscribes to for their retained messages; mosquitto still sends the retained messages at the
+    /// subscription, this client's included. Ignored on MQTT 3.1.1, which has no such option. A
+    /// filter that another subscription of this client shares gets No Local only if both ask for it.
     public func subscribe(
-        to filters: [String], qos: MQTTQoS = .atLeastOnce
+        to filters: [String], qos: MQTTQoS = .atLeastOnce, noLocal: Bool = false
     ) async throws -> MQTTSubscription<MQTTMessage> {
-        try await subscribe(to: filters, qos: qos) { $0 }
+        try await subscribe(to: filters, qos: qos, noLocal: noLocal) { $0 }
     }
 
     /// Subscribes to topic filters like ``subscribe(to:qos:)``, yielding what `transform` makes of
@@ -260,12 +266,12 @@ public final class MQTTClient: Sendable {
     /// iterates: costly per-message work such as decoding then runs on another core than the consumer.
     /// Keep it short and non-blocking; the client reads nothing else while it runs.
     public func subscribe<Element: Sendable>(
-        to filters: [String], qos: MQTTQoS = .atLeastOnce,
+        to filters: [String], qos: MQTTQoS = .atLeastOnce, noLocal: Bool = false,
         transform: @escaping @Sendable (MQTTMessage) -> Element
     ) async throws -> MQTTSubscription<Element> {
-        let (stream, continuation) = try makeSubscription(filters, qos: qos, transform: transform)
+        let (stream, continuation) = try makeSubscription(filters, qos: qos, noLocal: noLocal, transform: transform)
         for filter in filters {
-            guard try await send([filter], qos: qos, finishingOnFailure: continuation) else { break }
+            guard try await send([filter], finishingOnFailure: continuation) else { break }
         }
         return MQTTSubscription(stream: stream)
     }
@@ -273,13 +279,13 @@ public final class MQTTClient: Sendable {
     /// Registers a subscription to `filters` (validated) whose stream unsubscribes, when it ends,
     /// from the filters no other subscription uses.
     private func makeSubscription<Element: Sendable>(
-        _ filters: [String], qos: MQTTQoS, transform: @escaping @Sendable (MQTTMessage) -> Element
+        _ filters: [String], qos: MQTTQoS, noLocal: Bool, transform: @escaping @Sendable (MQTTMessage) -> Element
     ) throws -> (AsyncStream<Element>, AsyncStream<Element>.Continuation) {
         for filter in filters { try MQTTTopic.validate(filter: filter) }
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(configuration.subscriptionBufferSize))
         let sink = ClientContext.SubscriptionSink(continuation, transform: transform)
-        let id = try context.addSubscription(filters: filters, qos: qos, sink: sink)
+        let id = try context.addSubscription(filters: filters, qos: qos, noLocal: noLocal, sink: sink)
         continuation.onTermination = { [context, handle] _ in
             // Under the gate: ordered against the connection's changes and the handle's
             // destruction, which a subscriber cancelled during the client's shut-down can race.
@@ -292,7 +298,9 @@ public final class MQTTClient: Sendable {
         return (stream, continuation)
     }
 
-    /// Sends one SUBSCRIBE for `filters` and waits for its acknowledgement.
+    /// Sends one SUBSCRIBE for `filters` and waits for its acknowledgement: with the options of
+    /// every subscription to them together (``ClientContext/options(of:)``), so that a new
+    /// subscription does not lower what an older one to the same filter asked for.
     ///
     /// - Returns: false when there is no point sending more now: offline or connecting (the
     ///   filters go out with the resubscription at the connection), or the connection ended
@@ -301,10 +309,13 @@ public final class MQTTClient: Sendable {
     /// - Throws: `MQTTError` when libmosquitto refuses the call or the broker the filters; the
     ///   subscription's stream is then finished.
     private func send<Element>(
-        _ filters: [String], qos: MQTTQoS, finishingOnFailure continuation: AsyncStream<Element>.Continuation
+        _ filters: [String], finishingOnFailure continuation: AsyncStream<Element>.Continuation
     ) async throws -> Bool {
         let described = filters.joined(separator: ", ")
-        guard let (status, mid) = handle.whileOpen({ $0.subscribe(filters, qos: qos) }), !status.isNotConnected
+        guard let options = context.options(of: filters) else { return false }
+        let noLocal = options.noLocal && configuration.protocolVersion == .v5
+        guard let (status, mid) = handle.whileOpen({ $0.subscribe(filters, qos: options.qos, noLocal: noLocal) }),
+            !status.isNotConnected
         else { return false }
         guard status.isSuccess else {
             continuation.finish()
@@ -335,8 +346,8 @@ public final class MQTTClient: Sendable {
         to filters: [String], qos: MQTTQoS = .atLeastOnce,
         transform: @escaping @Sendable (MQTTMessage) -> Element
     ) async throws -> MQTTSubscription<Element> {
-        let (stream, continuation) = try makeSubscription(filters, qos: qos, transform: transform)
-        _ = try await send(filters, qos: qos, finishingOnFailure: continuation)
+        let (stream, continuation) = try makeSubscription(filters, qos: qos, noLocal: false, transform: transform)
+        _ = try await send(filters, finishingOnFailure: continuation)
         return MQTTSubscription(stream: stream)
     }
 

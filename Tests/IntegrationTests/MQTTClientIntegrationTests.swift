@@ -140,6 +140,45 @@ struct MQTTClientIntegrationTests {
         }
     }
 
+    /// No Local (MQTT 5): the agent subscribes to its own activity topics for their retained
+    /// envelopes, and every envelope it published came back to it. The broker still sends the
+    /// retained messages at the subscription, those this client id left included (mosquitto 2.0),
+    /// and other clients' messages; MQTT 3.1.1 has no such option, and the client sends none.
+    @Test(arguments: MQTTProtocolVersion.allCases)
+    func noLocalLeavesOutOnlyThisClientsOwnLiveMessages(protocolVersion: MQTTProtocolVersion) async throws {
+        let prefix = Self.uniquePrefix()
+        try await TestBroker.with { broker in
+            let configuration = Self.configuration(broker, "agent", protocolVersion: protocolVersion)
+            try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { earlier in
+                try await earlier.waitUntilConnected()
+                try await earlier.publish(
+                    "\(prefix)/activities/a", payload: Array("earlier".utf8), qos: .atLeastOnce, retain: true)
+            }
+            try await MQTTClient.withClient(configuration: configuration, logger: Self.logger) { client in
+                try await client.waitUntilConnected()
+                let subscription = try await client.subscribe(to: ["\(prefix)/activities/+"], noLocal: true)
+                var iterator = subscription.makeAsyncIterator()
+                let retained = try #require(await iterator.next())
+                #expect(retained.retain && retained.payload == Array("earlier".utf8))
+                // Its own publication first (acknowledged, so queued for subscribers before the next).
+                try await client.publish(
+                    "\(prefix)/activities/a", payload: Array("own".utf8), qos: .atLeastOnce, retain: true)
+                try await MQTTClient.withClient(
+                    configuration: Self.configuration(broker, "other", protocolVersion: protocolVersion),
+                    logger: Self.logger
+                ) { other in
+                    try await other.waitUntilConnected()
+                    try await other.publish("\(prefix)/activities/b", payload: Array("other".utf8), qos: .atLeastOnce)
+                }
+                var received: [String] = []
+                while received.last != "other", let message = await iterator.next() {
+                    received.append(String(decoding: message.payload, as: UTF8.self))
+                }
+                #expect(received == (protocolVersion == .v5 ? ["other"] : ["own", "other"]))
+            }
+        }
+    }
+
     @Test func willIsPublishedWhenAClientProcessIsKilled() async throws {
         let topic = "\(Self.uniquePrefix())/probe/status"
         try await TestBroker.with { broker in

@@ -86,21 +86,17 @@ final class MosquittoHandle: @unchecked Sendable {
             return (MosquittoStatus(rc), mid)
         }
 
-        /// Sends SUBSCRIBE for one filter.
-        func subscribe(_ filter: String, qos: MQTTQoS) -> (status: MosquittoStatus, mid: Int32) {
-            var mid: Int32 = 0
-            let rc = mosquitto_subscribe_v5(pointer, &mid, filter, qos.rawValue, 0, nil)
-            return (MosquittoStatus(rc), mid)
-        }
-
-        /// Sends one SUBSCRIBE for all of `filters` (at least one), in their order.
-        func subscribe(_ filters: [String], qos: MQTTQoS) -> (status: MosquittoStatus, mid: Int32) {
+        /// Sends one SUBSCRIBE for all of `filters` (at least one), in their order; `noLocal` asks the
+        /// broker to leave out this client's own messages (MQTT 5 only: on 3.1.1 the option's bit is
+        /// reserved, and a broker closes the connection of a client that sets it).
+        func subscribe(_ filters: [String], qos: MQTTQoS, noLocal: Bool) -> (status: MosquittoStatus, mid: Int32) {
             var strings = filters.map { strdup($0) }
             defer { for string in strings { free(string) } }
             var mid: Int32 = 0
+            let options = noLocal ? Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) : 0
             let rc = strings.withUnsafeMutableBufferPointer { buffer in
                 mosquitto_subscribe_multiple(
-                    pointer, &mid, Int32(buffer.count), buffer.baseAddress, qos.rawValue, 0, nil)
+                    pointer, &mid, Int32(buffer.count), buffer.baseAddress, qos.rawValue, options, nil)
             }
             return (MosquittoStatus(rc), mid)
         }

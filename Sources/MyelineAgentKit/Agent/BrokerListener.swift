@@ -24,7 +24,9 @@ struct BrokerListener: Service, CustomStringConvertible {
 
     func run() async throws {
         let commands = try await client.subscribe(to: [topics.command(device: device)])
-        let activities = try await client.subscribe(to: [topics.activities(device: device)])
+        // Only the retained envelopes matter here: with No Local, the broker no longer sends back
+        // every envelope this agent publishes (MQTT 5; the retained ones still come at the subscription).
+        let activities = try await client.subscribe(to: [topics.activities(device: device)], noLocal: true)
         let statuses = try await client.subscribe(to: [topics.status(device: device)])
         let (inbox, topics, device, logger) = (inbox, topics, device, logger)
         await withDiscardingTaskGroup { group in
