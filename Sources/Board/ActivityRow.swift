@@ -160,7 +160,8 @@ public struct ActivityRow: Hashable, Sendable {
 
     /// The status text a `start` or `update` command set on a `location` activity, such as `Out
     /// for delivery`, as the device sent it; nil when none was set, and for another type. The
-    /// board's views show it when it is not empty; the JSON lines give it as it is (`status-text`).
+    /// terminal's views show it unless it is blank (``RowFormat/status(_:)``); the JSON lines give it as
+    /// it is (`status-text`).
     public var statusText: String? {
         guard case .location(_, let content) = details else { return nil }
         return content.status

@@ -304,10 +304,10 @@ public struct FrameRenderer: Sendable {
             return [first, type, "  " + clean(row.generic?.fieldsText ?? ""), alert, deviceLine, ""]
         }
         let who = [attributes.vehicle, attributes.driver].compactMap { $0.map(clean) }
-        let title =
+        var title =
             "\(clean(device.rawValue)) · \(clean(attributes.name))"
             + (who.isEmpty ? "" : " (\(who.joined(separator: ", ")))")
-            + (RowFormat.status(row).map { " · " + $0 } ?? "")
+        if let status = RowFormat.status(row) { title += " · " + status }
         let first = TerminalText.fit(title, max(1, columns - 10)) + " " + stateText
         var position = ["  " + RowFormat.location(content)]
         if content.speed != nil { position.append("\(RowFormat.speed(content.speed)) km/h") }
