@@ -150,6 +150,23 @@ public struct ActivityRow: Hashable, Sendable {
         return content
     }
 
+    /// Where a `location` activity goes now: the destination a push update set (the content
+    /// state's), else the one it started with (the attributes'); nil without either, and for
+    /// another type. Its `progress` and `eta` count toward this one. Every view shows this.
+    public var destination: LocationActivityAttributes.Destination? {
+        guard case .location(let attributes, let content) = details else { return nil }
+        return content.destination ?? attributes.destination
+    }
+
+    /// The status text a `start` or `update` command set on a `location` activity, such as `Out
+    /// for delivery`, as the device sent it; nil when none was set, and for another type. The
+    /// terminal's views show it unless it is blank (``RowFormat/status(_:)``); the JSON lines give it as
+    /// it is (`status-text`).
+    public var statusText: String? {
+        guard case .location(_, let content) = details else { return nil }
+        return content.status
+    }
+
     /// The activity of another attributes type; nil for a `location` one.
     public var generic: GenericActivity? {
         guard case .generic(let generic) = details else { return nil }

@@ -10,8 +10,10 @@ import LiveActivity
 public enum BoardJSON {
     /// One activity in `state`: device, activity, state, attributes type, attributes, content and
     /// envelope fields, and its device's link state and health. A `location` activity's attributes
-    /// and content have keys of their own; another type's content is one `content` object of its
-    /// top-level strings, numbers and booleans (``GenericActivity``).
+    /// and content have keys of their own (its `destination` is the destination now,
+    /// ``ActivityRow/destination``, and `status-text` the status text a command set); another
+    /// type's content is one `content` object of its top-level strings, numbers and booleans
+    /// (``GenericActivity``).
     public static func row(_ row: ActivityRow, state: RowState, change: String? = nil, fleet: Fleet) -> String {
         self.row(
             row, state: state, change: change, status: fleet.devices[row.key.device],
@@ -57,7 +59,7 @@ public enum BoardJSON {
         line.add("course", content?.course.map(JSONValue.number))
         line.add(
             "destination",
-            attributes?.destination.map { destination in
+            row.destination.map { destination in
                 var value = JSONObject()
                 value["name"] = .string(destination.name)
                 value["latitude"] = .number(destination.latitude)
@@ -90,6 +92,7 @@ public enum BoardJSON {
         line.add("stale-date", row.staleDate.map { .number(seconds($0)) })
         line.add("state", .string(name(of: state)))
         line.add("status", health.map { _ in .string(status?.state?.rawValue ?? "unknown") })
+        line.add("status-text", row.statusText.map(JSONValue.string))
         line.add("timestamp", .number(seconds(row.timestamp)))
         line.add("type", .string(row.attributesType))
         line.add("vehicle", attributes?.vehicle.map(JSONValue.string))

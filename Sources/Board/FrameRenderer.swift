@@ -211,7 +211,7 @@ public struct FrameRenderer: Sendable {
         if case .activity(let key) = entry { row = fleet.rows[key] }
         // A location's columns; `-` for a device row and an activity of another type.
         let content = row?.content
-        let attributes = row?.attributes
+        let destination = row?.destination
         let lineColour = colour(of: state)
         var cells: [String] = []
         for (column, width) in plan {
@@ -237,10 +237,10 @@ public struct FrameRenderer: Sendable {
             case .elapsed: value = content.map { RowFormat.elapsed($0.elapsed) } ?? "-"
             case .progress:
                 value =
-                    content.flatMap { attributes?.destination != nil ? RowFormat.progress($0.progress) : nil } ?? "-"
+                    content.flatMap { destination != nil ? RowFormat.progress($0.progress) : nil } ?? "-"
             case .eta:
                 value =
-                    content.flatMap { attributes?.destination != nil ? RowFormat.eta($0.eta, now: now) : nil } ?? "-"
+                    content.flatMap { destination != nil ? RowFormat.eta($0.eta, now: now) : nil } ?? "-"
             case .health:
                 value = health.isHealthy ? "ok" : health.summary
                 if !health.isHealthy { highlight = "35" }
@@ -304,9 +304,10 @@ public struct FrameRenderer: Sendable {
             return [first, type, "  " + clean(row.generic?.fieldsText ?? ""), alert, deviceLine, ""]
         }
         let who = [attributes.vehicle, attributes.driver].compactMap { $0.map(clean) }
-        let title =
+        var title =
             "\(clean(device.rawValue)) · \(clean(attributes.name))"
             + (who.isEmpty ? "" : " (\(who.joined(separator: ", ")))")
+        if let status = RowFormat.status(row) { title += " · " + status }
         let first = TerminalText.fit(title, max(1, columns - 10)) + " " + stateText
         var position = ["  " + RowFormat.location(content)]
         if content.speed != nil { position.append("\(RowFormat.speed(content.speed)) km/h") }
@@ -317,7 +318,7 @@ public struct FrameRenderer: Sendable {
         var trip =
             "  \(RowFormat.distance(content.distance)) in \(RowFormat.elapsed(content.elapsed))"
             + (content.paused ? " (paused)" : "")
-        if let destination = attributes.destination {
+        if let destination = row.destination {
             trip +=
                 "   → \(clean(destination.name)) \(RowFormat.progress(content.progress))"
                 + "   ETA \(RowFormat.eta(content.eta, now: now))"

@@ -4,7 +4,8 @@ import LiveActivity
 /// The board as plain lines, one per change, for a pipe or a log (`myeline-aggregator > file`):
 /// no escape codes, every value in words, each line starting with the board's time (UTC).
 public enum PlainText {
-    /// `2026-11-25T21:00:01Z van-7/a1 ACTIVE 52.52001, 13.40495 · 44 km/h 88° fix 3D/9 ±5m · …`, or for
+    /// `2026-11-25T21:00:01Z van-7/a1 ACTIVE 52.52001, 13.40495 · 44 km/h 88° fix 3D/9 ±5m · … · → Market
+    /// Hall 45% ETA +12m · status: Out for delivery` (the destination now: ``ActivityRow/destination``), or for
     /// another attributes type `… van-7/pin-1 ACTIVE pin-1 · type com.example.pin, updated 3s ago · count=2, …`
     public static func row(
         _ row: ActivityRow, state: RowState, status: DeviceStatus?, health: DeviceHealth, now: Date
@@ -15,7 +16,7 @@ public enum PlainText {
                 + (row.resyncedAt != nil ? " (resynced)" : "") + " \(clean(row.name))"
         ]
         switch row.details {
-        case .location(let attributes, let content):
+        case .location(_, let content):
             parts.append(RowFormat.location(content))
             var motion: [String] = []
             if content.speed != nil { motion.append("\(RowFormat.speed(content.speed)) km/h") }
@@ -24,11 +25,12 @@ public enum PlainText {
             motion.append("last fix \(RowFormat.age(since: content.fixTime ?? row.timestamp, now: now)) ago")
             parts.append(motion.joined(separator: " "))
             parts.append("\(RowFormat.distance(content.distance)) in \(RowFormat.elapsed(content.elapsed))")
-            if let destination = attributes.destination {
+            if let destination = row.destination {
                 parts.append(
                     "→ \(clean(destination.name)) \(RowFormat.progress(content.progress)) ETA "
                         + RowFormat.eta(content.eta, now: now))
             }
+            if let status = RowFormat.status(row) { parts.append(status) }
         case .generic(let generic):
             parts.append("type \(clean(generic.type)), updated \(RowFormat.age(since: row.timestamp, now: now)) ago")
             parts.append(clean(generic.fieldsText))

@@ -80,6 +80,13 @@ public enum RowFormat {
         return ahead <= 0 ? "due" : "+" + compact(ahead)
     }
 
+    /// `status: Out for delivery`: a row's status text (``ActivityRow/statusText``) made safe for a
+    /// terminal, or nil when there is none or it is blank.
+    public static func status(_ row: ActivityRow) -> String? {
+        guard let text = row.statusText, !text.allSatisfy(\.isWhitespace) else { return nil }
+        return "status: " + TerminalText.sanitized(text)
+    }
+
     /// A share 0...1 as `45%`.
     public static func progress(_ share: Double?) -> String {
         share.map { "\(whole(($0 * 100).rounded()))%" } ?? "-"

@@ -13,7 +13,7 @@ struct BoardLineSchemaTests {
 
     /// Lines of every kind, from the sample fleet with activities of other attributes types, and a
     /// device with every health issue.
-    static func lines() -> [(String, String)] {
+    static func lines() throws -> [(String, String)] {
         var fleet = Wire.mixedFleet()
         fleet.apply(
             Wire.decoder.decode(
@@ -37,6 +37,8 @@ struct BoardLineSchemaTests {
             lines.append(("device \(device)", BoardJSON.device(device, fleet: fleet)))
             lines.append(("status \(device)", BoardJSON.device(device, fleet: fleet, change: "status")))
         }
+        // A pushed destination and status texts, hostile ones included.
+        lines += try PushedDestinationAndStatusTests.jsonLines()
         lines.append(("removed", BoardJSON.removed(ActivityKey(device: try! DeviceID("van-7"), activity: "a1"))))
         lines.append(("follow summary", BoardJSON.summary(fleet, now: Wire.now, warning: "cut", dropped: 3)))
         lines.append(
@@ -105,6 +107,14 @@ struct BoardLineSchemaTests {
             #"{"activity":"pin-1","content":{"count":2},"device":"van-7","event":"update","kind":"activity","latitude":52.5,"name":"pin-1","relevance-score":0,"seq":2,"state":"active","timestamp":1700000030,"type":"com.example.pin"}"#
         ),
         (
+            "other type with a status text",
+            #"{"activity":"pin-1","content":{"count":2},"device":"van-7","event":"update","kind":"activity","name":"pin-1","relevance-score":0,"seq":2,"state":"active","status-text":"Loading","timestamp":1700000030,"type":"com.example.pin"}"#
+        ),
+        (
+            "location activity with a status text that is not a string",
+            #"{"activity":"a1","distance":0,"elapsed":0,"event":"start","fix":"none","kind":"activity","name":"Van 7","paused":false,"relevance-score":0,"seq":1,"device":"van-7","state":"active","status-text":7,"timestamp":1700000000,"type":"location"}"#
+        ),
+        (
             "other type with a nested content value",
             #"{"activity":"pin-1","content":{"count":{"n":2}},"device":"van-7","event":"update","kind":"activity","name":"pin-1","relevance-score":0,"seq":2,"state":"active","timestamp":1700000030,"type":"com.example.pin"}"#
         ),
@@ -117,7 +127,7 @@ struct BoardLineSchemaTests {
     @Test func theSchemaAcceptsTheBoardsLinesAndTheDocumentedOnes() async throws {
         let examples = try Self.documentedExamples()
         #expect(examples.count >= 4, "docs/aggregator.md shows a line of each kind")
-        var cases = Self.lines().map {
+        var cases = try Self.lines().map {
             JSONSchemaCase(name: $0.0, schema: Self.schema, data: Data($0.1.utf8), valid: true)
         }
         cases += examples.enumerated().map {

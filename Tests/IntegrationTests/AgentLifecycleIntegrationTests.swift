@@ -371,11 +371,14 @@ struct AgentGpsdIntegrationTests {
 @Suite(.tags(.integration), .timeLimit(.minutes(2)))
 struct AgentIntentCommandIntegrationTests {
 
-    /// Runs `body` with a real agent (no autostart) on a private broker, an observer of its
-    /// topics once it is online, and `cli`, which runs a subcommand against it to its end.
+    /// Runs `body` with a real agent (no autostart) on a private broker (given too, for other
+    /// clients such as the board), an observer of its topics once it is online, and `cli`, which
+    /// runs a subcommand against it to its end.
     static func withAgent(
-        _ body: (TestProcess, TestProcess, (_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run)
-            async throws -> Void
+        _ body: (
+            TestBroker, TestProcess, TestProcess,
+            (_ arguments: [String]) async throws -> IntentCommandIntegrationTests.Run
+        ) async throws -> Void
     ) async throws {
         try await AgentHarness.scenario { broker, observer, state in
             let agent = try AgentHarness.agent(
@@ -383,7 +386,7 @@ struct AgentIntentCommandIntegrationTests {
             defer { agent.signal(SIGKILL) }
             try await observer.waitForLine(containing: "\"state\":\"online\"")
             let configuration = try IntentCommandIntegrationTests.emptyConfiguration(in: state)
-            try await body(agent, observer) { arguments in
+            try await body(broker, agent, observer) { arguments in
                 try await IntentCommandIntegrationTests.agent(
                     arguments + ["--device", "van-7", "--broker", "\(broker.address)", "--config", configuration])
             }
@@ -391,7 +394,7 @@ struct AgentIntentCommandIntegrationTests {
     }
 
     @Test func theSubcommandsDriveARunningAgent() async throws {
-        try await Self.withAgent { agent, observer, cli in
+        try await Self.withAgent { _, agent, observer, cli in
 
             let started = try await cli(["start"])
             #expect(started.status == 0)
@@ -427,7 +430,7 @@ struct AgentIntentCommandIntegrationTests {
     /// status text and an alert, through the command line and a real broker, as the delivery
     /// seed's server pushes its progress; a refused update says why and changes nothing.
     @Test func pushToStartAndPushUpdatesThroughTheCommandLine() async throws {
-        try await Self.withAgent { agent, observer, cli in
+        try await Self.withAgent { _, agent, observer, cli in
 
             let started = try await cli([
                 "start", "--destination", "Depot:52.52,13.40", "--driver", "Ana", "--status", "Loading",

@@ -439,4 +439,70 @@ struct AggregatorIntegrationTests {
             #expect(results.count == cases.count)
         }
     }
+
+    /// A real agent started with a destination and a status text, then pushed a new destination
+    /// and status (`myeline-agent update`, docs/intents.md): `--once --json`, the expanded board
+    /// and the web map's details show the pushed ones, not the ones it started with (the board
+    /// showed the attributes' destination and no status text).
+    @Test func theBoardShowsWhatACommandPushed() async throws {
+        try await AgentIntentCommandIntegrationTests.withAgent { broker, agent, observer, command in
+            let started = try await command(["start", "--destination", "Depot:52.52,13.40", "--status", "Loading"])
+            #expect(started.status == 0, "\(started.standardError)")
+            let updated = try await command([
+                "update", "--destination", "Market Hall:52.53,13.41", "--status", "Out for delivery",
+            ])
+            #expect(updated.status == 0, "\(updated.standardError)")
+            try await observer.waitForLine(description: "the pushed update") {
+                $0.contains("/activities/") && $0.contains("\"status\":\"Out for delivery\"")
+            }
+
+            let json = try Self.aggregator(broker, ["--once", "--json"])
+            let jsonStatus = try await withDeadline(.seconds(60), what: "--once --json", process: json) {
+                try await json.waitForExit()
+            }
+            #expect(jsonStatus == 0)
+            let line = try #require(json.output.split(separator: "\n").first { $0.hasPrefix(#"{"activity""#) })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let destination = object["destination"] as? [String: Any]
+            #expect(destination?["name"] as? String == "Market Hall", "\(line)")
+            #expect(destination?["latitude"] as? Double == 52.53 && destination?["longitude"] as? Double == 13.41)
+            #expect(object["status-text"] as? String == "Out for delivery", "\(line)")
+            #expect(object["status"] as? String == "online", "the device's link state stays `status`")
+            let results = try await validateJSON([
+                JSONSchemaCase(name: "the pushed line", schema: "board-line.json", data: Data(line.utf8), valid: true)
+            ])
+            #expect(results.count == 1 && results.allSatisfy { $0.hasPrefix("PASS\t") }, "\(results)")
+
+            let board = try Self.aggregator(broker, ["--once", "--layout", "expanded"])
+            let boardStatus = try await withDeadline(.seconds(60), what: "--once", process: board) {
+                try await board.waitForExit()
+            }
+            #expect(boardStatus == 0)
+            #expect(board.output.contains(" · status: Out for delivery "), "\(board.output)")
+            #expect(board.output.contains("   → Market Hall "), "\(board.output)")
+            #expect(!board.output.contains("Depot") && !board.output.contains("Loading"), "\(board.output)")
+
+            let (map, url) = try await WebMapIntegrationTests.aggregator(broker)
+            defer { map.signal(SIGKILL) }
+            try await HeadlessBrowser.with { browser in
+                let page = try await browser.open(url)
+                let row = WebMapIntegrationTests.row("van-7")
+                try await page.waitUntil("\(row)?.dataset.state === 'active'")
+                _ = try await page.evaluate("\(row).click()")
+                try await page.waitUntil("!document.getElementById('details').hidden")
+                // The details list as `term=value|…`, in its order.
+                let details = try await page.evaluate(
+                    "[...document.querySelectorAll('#details dt')]"
+                        + ".map((dt) => dt.textContent + '=' + dt.nextElementSibling.textContent).join('|')")
+                #expect(details.contains("Destination=Market Hall|Status=Out for delivery|"), "\(details)")
+            }
+            map.signal(SIGTERM)
+            let mapStatus = try await withDeadline(.seconds(20), what: "the map to stop", process: map) {
+                try await map.waitForExit()
+            }
+            #expect(mapStatus == 0)
+            agent.signal(SIGTERM)
+            #expect(try await agent.waitForExit() == 0)
+        }
+    }
 }

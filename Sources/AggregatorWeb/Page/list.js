@@ -109,7 +109,10 @@ export function renderDetails(section, line, device) {
   add("State", line.state);
   add("Vehicle", line.vehicle);
   add("Driver", line.driver);
+  // The destination now (a push update's, else the start's: the line's `destination`) and the
+  // status text a command set.
   add("Destination", line.destination?.name);
+  add("Status", line["status-text"] || undefined);
   add("Position", Number.isFinite(line.latitude) ? `${line.latitude.toFixed(5)}, ${line.longitude.toFixed(5)}` : "No Location Available");
   add("Accuracy (m)", line.horizontalAccuracy);
   add("Fix", line.fix);
