@@ -7,7 +7,8 @@ import TestSupport
 
 /// ``TrackPoint/directJSON()`` against `JSONEncoder` (``ContentJSON``'s, what ``WireCodec`` used for
 /// every point before): the same bytes for every point, hence the same value for every consumer;
-/// hostile strings, extreme numbers and absent fields by table, then random points.
+/// hostile strings, extreme numbers and absent fields by table, then random points. And the direct
+/// reader (``TrackPoint/init(json:at:)``) against `JSONDecoder`: the same point, or refused by both.
 struct TrackPointDirectJSONTests {
     static let device = try! DeviceID("van-7")
     static let t0 = Date(timeIntervalSince1970: 1_700_000_000.123)
@@ -160,10 +161,35 @@ struct TrackPointDirectJSONTests {
                 horizontalAccuracy: maybe(Self.randomDouble(using: &random)),
                 fix: Bool.random(using: &random) ? FixMode.allCases.randomElement(using: &random) : nil,
                 satellites: Bool.random(using: &random) ? Int.random(in: -5...1_000, using: &random) : nil)
-            guard point.directJSON() != nil else { continue }
+            guard let bytes = point.directJSON() else { continue }
             Self.expectSameBytes(point)
+            // Most are refused (out of range, not an id): the direct reader must refuse them too.
+            WireJSONDirectTests.agree(TrackPoint.self, bytes)
             compared += 1
         }
         #expect(compared > 4_900)
+    }
+
+    @Test func theDirectReaderTakesEveryPointMyelineWritesAsJSONDecoderDoes() async throws {
+        var read = 0
+        for sample in try await WireSample.all() where sample.kind == .track {
+            #expect(WireJSONDirectTests.agree(TrackPoint.self, Array(sample.data)), "\(sample.name)")
+            read += 1
+        }
+        #expect(read >= 2)
+        for mask in 0..<64 {
+            let point = Self.point(
+                seq: mask + 1, altitude: mask & 1 == 0 ? nil : -12, speed: mask & 2 == 0 ? nil : 0,
+                course: mask & 4 == 0 ? nil : 360, horizontalAccuracy: mask & 8 == 0 ? nil : 0.5,
+                fix: mask & 16 == 0 ? nil : .noFix, satellites: mask & 32 == 0 ? nil : 0)
+            let bytes = try #require(point.directJSON())
+            #expect(WireJSONDirectTests.agree(TrackPoint.self, bytes))
+            #expect(WireJSONDirectTests.direct(TrackPoint.self, bytes) == point)
+        }
+    }
+
+    @Test(arguments: InvalidPayload.all.filter { $0.data != nil && $0.kind == .track })
+    func theDirectReaderRefusesWhatJSONDecoderRefuses(_ payload: InvalidPayload) throws {
+        #expect(!WireJSONDirectTests.agree(TrackPoint.self, Array(try #require(payload.data))))
     }
 }
