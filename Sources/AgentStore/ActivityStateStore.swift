@@ -66,21 +66,37 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
     /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON,
     ///   `.diskFull` or `.io` when the file cannot be written; the previous record then stays.
     public func save(_ activity: PersistedActivity<Attributes>, durable: Bool = true) throws(AgentStoreError) {
-        let body: [UInt8]
+        let bytes = try Self.encode(activity, paddedTo: 0)
+        let directory = FileIO.parentDirectory(of: path)
+        if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
+        try FileIO.writeAtomically(bytes, to: path, syncing: durable)
+    }
+
+    /// The file's bytes for `activity`: the header, then the JSON body, padded with spaces (JSON
+    /// whitespace, inside the checksum) to `length` bytes in all when it is shorter
+    /// (``ActivityRecordFiles`` writes over a longer record in place).
+    ///
+    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON.
+    static func encode(_ activity: PersistedActivity<Attributes>, paddedTo length: Int) throws(AgentStoreError)
+        -> [UInt8]
+    {
+        var body: [UInt8]
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             body = Array(try encoder.encode(activity))
         } catch {
-            throw AgentStoreError(.encoding, "the activity for \(path) could not be encoded as JSON: \(error)")
+            throw AgentStoreError(
+                .encoding, "the activity \(activity.activityID) could not be encoded as JSON: \(error)")
+        }
+        if headerSize + body.count < length {
+            body.append(contentsOf: repeatElement(UInt8(ascii: " "), count: length - headerSize - body.count))
         }
         var bytes = Self.magic
         bytes.appendLittleEndian(UInt32(body.count))
         bytes.appendLittleEndian(CRC32.checksum(body))
         bytes.append(contentsOf: body)
-        let directory = FileIO.parentDirectory(of: path)
-        if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
-        try FileIO.writeAtomically(bytes, to: path, syncing: durable)
+        return bytes
     }
 
     /// Removes the saved activity (after it ended), durably unless `durable` is false; nothing to

@@ -18,6 +18,13 @@ package enum FileIO {
         _ = close(fd)
     }
 
+    /// The length of the open file `fd` in bytes.
+    static func length(_ fd: Int32, path: String) throws(AgentStoreError) -> Int {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw .system("reading the length of", path: path) }
+        return Int(status.st_size)
+    }
+
     /// Writes all of `bytes` at `offset`, retrying short writes and interrupts.
     static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int64, path: String) throws(AgentStoreError) {
         let failure: Int32 = bytes.withUnsafeBytes { buffer in

@@ -20,7 +20,8 @@ public enum WireCodec {
     ///   `cannot encode myeline.track.v1 payload: 'latitude': 91 is outside -90...90`.
     public static func encode<Payload: Codable & WirePayload>(_ payload: Payload) throws(ActivityError) -> Data {
         do {
-            let data = try encoder.encode(payload)
+            // A track point a fix (the agent's hot path) skips JSONEncoder; the same bytes.
+            let data = try (payload as? TrackPoint)?.directJSON().map { Data($0) } ?? encoder.encode(payload)
             // The receivers' fast path; JSONDecoder only to say what is wrong.
             if WireJSON.decode(Payload.self, from: Array(data)) == nil {
                 _ = try decoder.decode(Payload.self, from: data)

@@ -2,7 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import LiveActivity
-import MyelineWire
+@_spi(Fuzzing) import MyelineWire
 
 /// The full update envelope of docs/topics.md, as decoded.
 private let envelope = SampleEnvelope.envelope(device: "van-7")
@@ -15,6 +15,53 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measuringCPU {
             for _ in benchmark.scaledIterations {
                 blackHole(try! WireCodec.encode(envelope))
+            }
+        }
+    }
+
+    // The agent's payload of every fix (issue 24): before, JSONEncoder (ContentJSON's settings) then the
+    // checking decode; now the direct writer, then the same decode (both with today's decode: the track
+    // point's direct reader came with the writer).
+    let point = TrackPoint(
+        device: try! DeviceID("van-7"), activity: "0f5c8e1a-3b7d-4c2e-9a6f-1d2e3f4a5b6c", seq: 4711,
+        time: SampleEnvelope.now, latitude: 44.068900166666666, longitude: -121.31485183333333, altitude: 1089.5,
+        speed: 0.026, course: 211.4, horizontalAccuracy: 2.4, fix: .fix3D, satellites: 9)
+    let contentEncoder = JSONEncoder()
+    contentEncoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    contentEncoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode((date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+    Benchmark("Track point encode: JSONEncoder (before)", configuration: .myeline()) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(try! contentEncoder.encode(point))
+            }
+        }
+    }
+    Benchmark("Track point encode: TrackPoint.directJSON", configuration: .myeline()) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(point.directJSON()!)
+            }
+        }
+    }
+    Benchmark(
+        "Track point encode: JSONEncoder, then the checking decode (WireCodec.encode before, with today's decode)",
+        configuration: .myeline()
+    ) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(try! WireCodec.decode(TrackPoint.self, from: Array(try! contentEncoder.encode(point))))
+            }
+        }
+    }
+    Benchmark(
+        "Track point encode: WireCodec.encode (the direct writer, then its checking decode)", configuration: .myeline()
+    ) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(try! WireCodec.encode(point))
             }
         }
     }

@@ -128,7 +128,9 @@ public struct AgentService: Service, CustomStringConvertible {
                 service: BrokerListener(
                     client: client, topics: topics, device: configuration.device.id, inbox: inbox, logger: logger)),
             .init(
-                service: SourceFeeder(source: source, loops: configuration.source.loops, inbox: inbox),
+                service: SourceFeeder(
+                    source: source, loops: configuration.source.loops, inbox: inbox,
+                    executor: storage.spoolExecutor),
                 successTerminationBehavior: .ignore),
         ]
         if let interval = configuration.storage.durability.syncInterval {

@@ -67,9 +67,38 @@ final class AgentStorage: Sendable {
         let activities: String
         /// Whether its writes are flushed (the journal's are, the spool's are not).
         let durable: Bool
+        /// The records written in place, kept open (the spool's: it outlives the process, not the
+        /// power, and saves every running activity at every fix); nil for a durable tier.
+        let recordFiles: ActivityRecordFiles<LocationActivityAttributes>?
+
+        init(directory: String, outbox: Outbox, activities: String, durable: Bool, logger: Logger) {
+            self.directory = directory
+            self.outbox = outbox
+            self.activities = activities
+            self.durable = durable
+            recordFiles = durable ? nil : ActivityRecordFiles(directory: activities, logger: logger)
+        }
 
         func store(_ activityID: String, logger: Logger) -> ActivityStateStore<LocationActivityAttributes> {
             ActivityStateStore(directory: activities, activityID: activityID, logger: logger)
+        }
+
+        /// Saves an activity's record: in place in a tier in memory, else atomically and flushed.
+        func save(_ record: Record, logger: Logger) throws(AgentStoreError) {
+            if let recordFiles {
+                try recordFiles.save(record)
+            } else {
+                try store(record.activityID, logger: logger).save(record, durable: durable)
+            }
+        }
+
+        /// Removes an activity's record.
+        func remove(_ activityID: String, logger: Logger) throws(AgentStoreError) {
+            if let recordFiles {
+                try recordFiles.remove(activityID: activityID)
+            } else {
+                try store(activityID, logger: logger).remove(durable: durable)
+            }
         }
     }
 
@@ -184,7 +213,9 @@ final class AgentStorage: Sendable {
             syncPolicy: durable ? .everyAppend : spool ? .never : .batched(records: .max, interval: .seconds(1 << 40)),
             firstIndex: firstIndex)
         let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
-        return Tier(directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable)
+        return Tier(
+            directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable,
+            logger: logger)
     }
 
     /// In the spool: the journal's index less the spool's for the points of the last commit.
@@ -335,9 +366,7 @@ final class AgentStorage: Sendable {
             let tail = primary.outbox.indices.upperBound
             do {
                 if !points.isEmpty { try primary.outbox.append(contentsOf: points) }
-                for record in records {
-                    try primary.store(record.activityID, logger: logger).save(record, durable: primary.durable)
-                }
+                for record in records { try primary.save(record, logger: logger) }
             } catch {
                 accepted.failure = "\(error)"
             }
@@ -452,7 +481,7 @@ final class AgentStorage: Sendable {
         }
         do {
             try await spoolExecutor.run {
-                try primary.store(activityID, logger: logger).remove(durable: primary.durable)
+                try primary.remove(activityID, logger: logger)
             }
         } catch {
             logger.error(
@@ -718,6 +747,7 @@ final class AgentStorage: Sendable {
                     metadata: ["event": "agent.delivery-record.close.failed", "error": "\(error)"])
             }
             primary.outbox.close()
+            primary.recordFiles?.closeAll()
             // With every-fix they are one.
             if journal.directory != primary.directory { journal.outbox.close() }
             guard failure == nil else { return }

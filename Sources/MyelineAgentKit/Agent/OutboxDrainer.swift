@@ -77,6 +77,15 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
     }
 
     func run() async {
+        // On the spool's thread, with the control loop: the loop's notify() after an append
+        // resumes the drainer on the thread that is already awake, and the broker's PUBCOMP
+        // wakes that one thread, rather than a thread of Swift's pool each (issue 24). The
+        // drainer's calls block on nothing (the points come from memory, the publish is
+        // libmosquitto's queue).
+        await withTaskExecutorPreference(storage.spoolExecutor) { await loop() }
+    }
+
+    private func loop() async {
         await cancelWhenGracefulShutdown {
             for await _ in self.signals {
                 let round = self.rounds.withLock { $0.requested }

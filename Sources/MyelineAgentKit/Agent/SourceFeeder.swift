@@ -15,8 +15,16 @@ struct SourceFeeder: Service, CustomStringConvertible {
     let source: any LocationSource
     let loops: Bool
     let inbox: AgentInbox
+    /// Where the feeder runs: the control loop's executor (the spool's thread), so that a fix wakes
+    /// that thread alone, which runs the feeder and then the loop, rather than a thread of Swift's
+    /// pool that wakes the loop's (issue 24). `nil`: Swift's pool.
+    let executor: (any TaskExecutor)?
 
     func run() async {
+        await withTaskExecutorPreference(executor) { await feed() }
+    }
+
+    private func feed() async {
         do {
             // Cancelled once on graceful shutdown rather than through `cancelOnGracefulShutdown()`
             // on the updates, which merges them with the shutdown signal in tasks of its own:

@@ -1,0 +1,95 @@
+import FoundationEssentials
+import Locking
+import Logging
+
+/// The activity records of a store in memory (the agent's spool, on tmpfs), each written over its
+/// file in place with one `pwrite` of its descriptor, kept open between saves: the spool saves the
+/// record of every running activity at every fix, and replacing the file (``FileIO/writeAtomically(_:to:syncing:)``:
+/// access, open, truncate, write, close, rename, and a new inode each time) was six calls a fix
+/// and the most costly work of the spool's thread but the encoding (issue 24).
+///
+/// **Durability**: the process, not the power. A record is padded with spaces (JSON whitespace,
+/// inside its checksum) to the file's length, so the file never shrinks and needs no truncation:
+/// one write of at most ``maximumInPlaceSize`` bytes at offset 0, within the file's first page,
+/// which the kernel copies whole or not at all when the process dies (a fatal signal is only
+/// acted on between pages). A power cut loses the memory the file is in anyway. A record larger
+/// than that is saved as ``ActivityStateStore/save(_:durable:)`` saves it, renamed over the file,
+/// whose descriptor is then let go. For a store on a storage device, use ``ActivityStateStore``.
+///
+/// Every method blocks the calling thread on file I/O; calls are serialised by a lock.
+public final class ActivityRecordFiles<Attributes: Codable & Sendable>: Sendable {
+    /// The largest record written in place: a page, the smallest there is (4 KiB).
+    public static var maximumInPlaceSize: Int { 4096 }
+
+    private let directory: String
+    private let logger: Logger
+    /// The open file of each activity, and its length.
+    private let files = Locked([String: (fd: Int32, length: Int)]())
+
+    /// The records of `directory` (`ACTIVITY.state` files, as ``ActivityStateStore`` names them).
+    public init(directory: String, logger: Logger) {
+        self.directory = directory
+        self.logger = logger
+    }
+
+    deinit {
+        closeAll()
+    }
+
+    /// Replaces `activity`'s record: in place when it fits a page, else atomically (not flushed).
+    ///
+    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON,
+    ///   `.diskFull` or `.io` when the file cannot be written; then its descriptor is let go, and
+    ///   the next save opens it again.
+    public func save(_ activity: PersistedActivity<Attributes>) throws(AgentStoreError) {
+        let store = ActivityStateStore<Attributes>(
+            directory: directory, activityID: activity.activityID, logger: logger)
+        let id = activity.activityID
+        try files.withLock { (files) throws(AgentStoreError) in
+            var file = files.removeValue(forKey: id)
+            do throws(AgentStoreError) {
+                if file == nil {
+                    if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
+                    let fd = try FileIO.openFile(store.path, create: true)
+                    do throws(AgentStoreError) {
+                        file = (fd, try FileIO.length(fd, path: store.path))
+                    } catch {
+                        FileIO.closeFile(fd)
+                        throw error
+                    }
+                }
+                guard let (fd, length) = file else { return }
+                let bytes = try ActivityStateStore<Attributes>.encode(activity, paddedTo: length)
+                guard bytes.count <= Self.maximumInPlaceSize else {
+                    FileIO.closeFile(fd)
+                    file = nil
+                    try store.save(activity, durable: false)
+                    return
+                }
+                try FileIO.write(fd, bytes, at: 0, path: store.path)
+                files[id] = (fd, bytes.count)
+            } catch {
+                if let (fd, _) = file { FileIO.closeFile(fd) }
+                throw error
+            }
+        }
+    }
+
+    /// Removes `activityID`'s record (after it ended); nothing to remove is not an error.
+    ///
+    /// - Throws: `AgentStoreError` with `.io` when the file cannot be removed.
+    public func remove(activityID: String) throws(AgentStoreError) {
+        if let (fd, _) = files.withLock({ $0.removeValue(forKey: activityID) }) { FileIO.closeFile(fd) }
+        try ActivityStateStore<Attributes>(directory: directory, activityID: activityID, logger: logger)
+            .remove(durable: false)
+    }
+
+    /// Lets every descriptor go (the records stay).
+    public func closeAll() {
+        let open = files.withLock { files in
+            defer { files.removeAll() }
+            return files.values.map(\.fd)
+        }
+        for fd in open { FileIO.closeFile(fd) }
+    }
+}

@@ -1,0 +1,27 @@
+import FoundationEssentials
+import LiveActivity
+
+/// Track points read without Codable (``WireJSONDecodable``): the agent checks every point it
+/// writes with the receivers' decode (``WireCodec/encode(_:)``), one a fix, and a recorder or a
+/// map reads every point of every device. Through Codable over ``WireJSON``'s parse that check cost
+/// the agent as much as the encoding itself (issue 24).
+extension TrackPoint: WireJSONDecodable {
+    /// Reads and checks a track point as `init(from:)` does, key for key.
+    init(json document: WireJSON.Document, at node: Int) throws(WireJSON.Fallback) {
+        var container = try WireJSON.Object(document, at: node, keyedBy: CodingKeys.self)
+        try container.check(.schema, .equal(to: Self.schema))
+        self.init(
+            device: try container.decode(DeviceID.self, forKey: .device),
+            activity: try container.decode(.activity, .activityID),
+            seq: try container.decode(.seq, .atLeast(1)),
+            time: try container.decode(Date.self, forKey: .time),
+            latitude: try container.decode(.latitude, .latitude),
+            longitude: try container.decode(.longitude, .longitude),
+            altitude: try container.decodeIfPresent(Double.self, forKey: .altitude),
+            speed: try container.decodeIfPresent(.speed, .atLeast(0)),
+            course: try container.decodeIfPresent(.course, .course),
+            horizontalAccuracy: try container.decodeIfPresent(.horizontalAccuracy, .atLeast(0)),
+            fix: try container.decodeIfPresent(FixMode.self, forKey: .fix),
+            satellites: try container.decodeIfPresent(.satellites, .atLeast(0)))
+    }
+}
