@@ -45,7 +45,7 @@ for gpx in sorted((data / "gpx").glob("*.gpx")):
     write("FuzzGPX", gpx.stem, gpx.read_bytes()[:limit])
 
 schemas = {"myeline.activity.v1": "FuzzEnvelope", "myeline.status.v1": "FuzzEnvelope",
-           "myeline.command.v1": "FuzzCommand"}
+           "myeline.track.v1": "FuzzEnvelope", "myeline.command.v1": "FuzzCommand"}
 for document in ["docs/topics.md", "docs/intents.md"]:
     text = (root / document).read_text()
     for index, block in enumerate(re.findall(r"```json\n(.*?)```", text, re.S)):

@@ -13,7 +13,7 @@ extension TrackPoint: WireJSONDecodable {
         self.init(
             device: try container.decode(DeviceID.self, forKey: .device),
             activity: try container.decode(.activity, .activityID),
-            seq: try container.decode(.seq, .atLeast(1)),
+            seq: try container.decode(.seq, .within(Myeline.sequenceRange)),
             time: try container.decode(Date.self, forKey: .time),
             latitude: try container.decode(.latitude, .latitude),
             longitude: try container.decode(.longitude, .longitude),

@@ -11,8 +11,8 @@ private let statusTopic = "myeline/van-7/status"
 private let ownTracksTopic = "owntracks/jane/phone"
 private let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-/// libFuzzer entry point: one payload as an activity envelope, as a status and as an OwnTracks
-/// message (`--owntracks`), through the wire codec and the board (decoder, fleet, renderer, JSON
+/// libFuzzer entry point: one payload as an activity envelope, as a status, as a track point and as
+/// an OwnTracks message (`--owntracks`), through the wire codec and the board (decoder, fleet, renderer, JSON
 /// lines, plain lines, device lines), as the aggregator receives it.
 ///
 /// Besides not crashing or hanging: an envelope or status that decodes can be encoded again, a
@@ -26,9 +26,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     checkAgreement(ActivityEnvelope<LocationActivityAttributes>.self, bytes)
     checkAgreement(AnyActivityEnvelope.self, bytes)
     checkAgreement(StatusMessage.self, bytes)
+    checkAgreement(TrackPoint.self, bytes)
     do {
         FuzzSupport.checkRoundTrip(
             try WireCodec.decode(ActivityEnvelope<LocationActivityAttributes>.self, from: Data(bytes)))
+    } catch {
+        FuzzSupport.checkRefusal(error)
+    }
+    // A track point, read without Codable and written without JSONEncoder (the agent's path).
+    do {
+        FuzzSupport.checkRoundTrip(try WireCodec.decode(TrackPoint.self, from: Data(bytes)))
     } catch {
         FuzzSupport.checkRefusal(error)
     }
