@@ -10,6 +10,23 @@ let strict: [SwiftSetting] = [
 /// imports Foundation), so that they stay on FoundationEssentials (issue 24).
 let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportVisibility")]
 
+/// How the agent's release executable is linked for a tracker (issue 24; docs/raspberry-pi.md,
+/// "Footprint"; the figures are in docs/benchmarks.md, "Sixth part"), with
+/// `swift build -c release --static-swift-stdlib`:
+/// - lld, the toolchain's linker, instead of gold, for
+/// - `-z pack-relative-relocs`: the 50,600 relative relocations of a position-independent executable
+///   packed as DT_RELR (9.8 KB instead of 1.2 MB; glibc 2.36 and later, Debian 12 and Raspberry Pi
+///   OS 12: an older glibc refuses the executable, naming GLIBC_ABI_DT_RELR), and
+/// - `--no-export-dynamic`, which undoes the `-export-dynamic` of the toolchain's static-stdlib
+///   arguments: nothing looks the agent's own symbols up at run time, and its 10,470 exported names
+///   were 1.0 MB of the stripped executable.
+/// Debug builds (the tests) link as the toolchain does.
+let trackerRelease: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        .when(configuration: .release))
+]
+
 // Linux only (built and tested on Debian 12): the sources import Glibc and call Linux interfaces
 // (prctl, /proc, tmpfs), so no Apple platform is declared.
 let package = Package(
@@ -234,7 +251,8 @@ let package = Package(
         .executableTarget(
             name: "MyelineAgent",
             dependencies: ["MyelineAgentKit"],
-            swiftSettings: essentials
+            swiftSettings: essentials,
+            linkerSettings: trackerRelease
         ),
         // The aggregator's program: its command, configuration, services, session, presenters and
         // terminal, over the pure Board; the executable target only calls its command.
