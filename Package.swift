@@ -20,10 +20,16 @@ let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportV
 /// - `--no-export-dynamic`, which undoes the `-export-dynamic` of the toolchain's static-stdlib
 ///   arguments: nothing looks the agent's own symbols up at run time, and its 10,470 exported names
 ///   were 1.0 MB of the stripped executable.
+/// - GCC's static libstdc++ in place of libstdc++.so.6 (deploy/static-libstdc++ holds a linker
+///   script, searched before the system's libraries, that the toolchain's `-lstdc++` finds): the
+///   Swift runtime uses little of it, and mapping the shared library held 1.1 MiB resident.
 /// Debug builds (the tests) link as the toolchain does.
 let trackerRelease: [LinkerSetting] = [
     .unsafeFlags(
-        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        [
+            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+            "-L", Context.packageDirectory + "/deploy/static-libstdc++",
+        ],
         .when(configuration: .release))
 ]
 
