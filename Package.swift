@@ -23,12 +23,18 @@ let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportV
 /// - GCC's static libstdc++ in place of libstdc++.so.6 (deploy/static-libstdc++ holds a linker
 ///   script, searched before the system's libraries, that the toolchain's `-lstdc++` finds): the
 ///   Swift runtime uses little of it, and mapping the shared library held 1.1 MiB resident.
+/// - `--symbol-ordering-file deploy/agent-symbol-order.txt`: the functions the steady loop at 1 Hz runs,
+///   laid out together, so that the pages it needs are next to each other rather than each among
+///   cold neighbours that the kernel maps with it (written by `scripts/bench --only footprint
+///   --symbol-order`; a name no longer in the executable is skipped silently).
 /// Debug builds (the tests) link as the toolchain does.
 let trackerRelease: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
             "-L", Context.packageDirectory + "/deploy/static-libstdc++",
+            "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/deploy/agent-symbol-order.txt",
+            "-Xlinker", "--no-warn-symbol-ordering",
         ],
         .when(configuration: .release))
 ]
