@@ -10,6 +10,35 @@ let strict: [SwiftSetting] = [
 /// imports Foundation), so that they stay on FoundationEssentials (issue 24).
 let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportVisibility")]
 
+/// How the agent's release executable is linked for a tracker (issue 24; docs/raspberry-pi.md,
+/// "Footprint"; the figures are in docs/benchmarks.md, "Sixth part"), with
+/// `swift build -c release --static-swift-stdlib`:
+/// - lld, the toolchain's linker, instead of gold, for
+/// - `-z pack-relative-relocs`: the 50,600 relative relocations of a position-independent executable
+///   packed as DT_RELR (9.8 KB instead of 1.2 MB; glibc 2.36 and later, Debian 12 and Raspberry Pi
+///   OS 12: an older glibc refuses the executable, naming GLIBC_ABI_DT_RELR), and
+/// - `--no-export-dynamic`, which undoes the `-export-dynamic` of the toolchain's static-stdlib
+///   arguments: nothing looks the agent's own symbols up at run time, and its 10,470 exported names
+///   were 1.0 MB of the stripped executable.
+/// - GCC's static libstdc++ in place of libstdc++.so.6 (deploy/static-libstdc++ holds a linker
+///   script, searched before the system's libraries, that the toolchain's `-lstdc++` finds): the
+///   Swift runtime uses little of it, and mapping the shared library held 1.1 MiB resident.
+/// - `--symbol-ordering-file deploy/agent-symbol-order.txt`: the functions the steady loop at 1 Hz runs,
+///   laid out together, so that the pages it needs are next to each other rather than each among
+///   cold neighbours that the kernel maps with it (written by `scripts/bench --only footprint
+///   --symbol-order`; a name no longer in the executable is skipped silently).
+/// Debug builds (the tests) link as the toolchain does.
+let trackerRelease: [LinkerSetting] = [
+    .unsafeFlags(
+        [
+            "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+            "-L", Context.packageDirectory + "/deploy/static-libstdc++",
+            "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/deploy/agent-symbol-order.txt",
+            "-Xlinker", "--no-warn-symbol-ordering",
+        ],
+        .when(configuration: .release))
+]
+
 // Linux only (built and tested on Debian 12): the sources import Glibc and call Linux interfaces
 // (prctl, /proc, tmpfs), so no Apple platform is declared.
 let package = Package(
@@ -235,7 +264,8 @@ let package = Package(
         .executableTarget(
             name: "MyelineAgent",
             dependencies: ["MyelineAgentKit"],
-            swiftSettings: essentials
+            swiftSettings: essentials,
+            linkerSettings: trackerRelease
         ),
         // The aggregator's program: its command, configuration, services, session, presenters and
         // terminal, over the pure Board; the executable target only calls its command.

@@ -126,8 +126,10 @@ install_file() { # SOURCE PATH MODE
 }
 
 # The executables are installed stripped (strip --strip-all, from binutils, which Swift's
-# toolchain needs): their symbols serve a debugger on the build machine, not the tracker, and are a
-# third of the agent (99.3 MB built, 66.5 MB stripped: docs/raspberry-pi.md, "Size and memory").
+# toolchain needs): their symbols serve a debugger on the build machine, not the tracker, and are
+# more than half of the agent (46.5 MB built, 19.8 MB stripped: docs/raspberry-pi.md, "Footprint").
+# The agent's release build is linked for a tracker (Package.swift, trackerRelease): it needs glibc
+# 2.36 or later (Debian 12, Raspberry Pi OS 12) for its packed relocations.
 # A file that is not ELF (a wrapper script) is installed as it is.
 is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
 
