@@ -29,6 +29,7 @@ import Testing
         /// When the run ends (the loop's last wake-up).
         var end: Double
         var reported: [Reported]
+        var configuration = GpsdConfiguration()
         var testDescription: String { name }
     }
 
@@ -109,6 +110,15 @@ import Testing
                 Reported(second: 2, at: 2.5, altitude: nil), Reported(second: 3, at: 3.5, altitude: 1145.5),
                 Reported(second: 4, at: 4.85, altitude: 1145.6),
             ]),
+        Row(
+            name: "an incomplete epoch timeout at the epoch timeout turns the holding off",
+            arrivals: [
+                Arrival(at: 0, line: tpv(0)), Arrival(at: 0.85, line: tpv(0, altitude: 1144.8)),
+                Arrival(at: 1.0, line: tpv(1)),
+            ],
+            end: 2,
+            reported: [Reported(second: 0, at: 0.5, altitude: nil), Reported(second: 1, at: 1.5, altitude: nil)],
+            configuration: GpsdConfiguration(incompleteEpochTimeout: .milliseconds(500))),
     ]
 
     /// Runs `arrivals` through a session as `GpsdLink`'s loop does: before each arrival, a wake-up
@@ -150,7 +160,14 @@ import Testing
 
     @Test(arguments: rows)
     func table(row: Row) {
-        #expect(Self.run(row.arrivals, end: row.end) == row.reported)
+        #expect(Self.run(row.arrivals, end: row.end, configuration: row.configuration) == row.reported)
+    }
+
+    @Test func aNegativeIncompleteEpochTimeoutIsRefused() {
+        #expect(throws: LocationError.self) {
+            try GpsdConfiguration(incompleteEpochTimeout: .milliseconds(-1)).validate()
+        }
+        #expect(throws: Never.self) { try GpsdConfiguration(incompleteEpochTimeout: .zero).validate() }
     }
 
     /// A reconnection forgets what the receiver sent: the first epoch after it waits for its

@@ -25,7 +25,8 @@ public struct GpsdConfiguration: Hashable, Sendable {
     /// for the rest of it: it is sent as soon as the altitude comes, when the next epoch starts, or
     /// this long after its first TPV, whichever is first (never sooner than ``epochTimeout``).
     /// 1.5 s by default: gpsd 3.22 sends a u-blox 8's altitude up to 0.85 s after the epoch's first
-    /// TPV at 1 Hz, and the next epoch's TPV ends the wait before this at 1 Hz or faster.
+    /// TPV at 1 Hz, and the next epoch's TPV ends the wait before this at 1 Hz or faster. At or
+    /// below ``epochTimeout`` it turns the holding off.
     public var incompleteEpochTimeout: Duration
     /// The waits between reconnection attempts: by default 0.5 s growing to 2 s, each drawn from
     /// 75 % to 125 % of that (``defaultReconnect``). gpsd runs on the tracker itself, so a retry
