@@ -87,14 +87,14 @@ public struct GpsdDecoder {
 
     /// Whether the epoch in progress is a fix without an altitude while the fix before it had one:
     /// gpsd has not sent all of it yet. gpsd 3.22 sends an epoch of a u-blox 8's NMEA as a TPV at
-    /// RMC and, up to 0.85 s later (at 9600 baud most of the second), one with the altitude after
-    /// GGA; the live source holds such an epoch longer (``GpsdConfiguration/incompleteEpochTimeout``)
+    /// RMC and, about 0.85 s later (after the next epoch's SKY), one of the same time with the
+    /// altitude; the live source holds such an epoch longer (``GpsdConfiguration/incompleteEpochTimeout``)
     /// and reports it as soon as the altitude comes. An epoch that ends without one (a receiver that
     /// lost its vertical fix, or sends no GGA) clears the expectation until a fix has one again, so
     /// a receiver without altitudes costs one held epoch per connection.
     var pendingEpochAwaitsAltitude: Bool {
-        guard altitudeExpected, let epoch = pending, epoch.isFix else { return false }
-        return epoch.altitudeMSL == nil && epoch.altitude == nil && epoch.altitudeHAE == nil
+        guard altitudeExpected, let epoch = pending else { return false }
+        return epoch.isFix && !epoch.hasAltitude
     }
 
     /// Decodes one line (without its line feed), appending the updates it completes.
@@ -272,7 +272,7 @@ public struct GpsdDecoder {
             statistics.dropped[.missingTime, default: 0] += 1
             return
         }
-        altitudeExpected = epoch.altitudeMSL != nil || epoch.altitude != nil || epoch.altitudeHAE != nil
+        altitudeExpected = epoch.hasAltitude
         var accuracy = epoch.eph
         if accuracy == nil, let epx = epoch.epx, let epy = epoch.epy { accuracy = (epx * epx + epy * epy).squareRoot() }
         let sky = skyAfter ?? skyBefore
