@@ -21,6 +21,13 @@ public struct GpsdConfiguration: Hashable, Sendable {
     /// An epoch's TPVs are merged into one update, sent when the next epoch starts or at the latest
     /// this long after the epoch's first TPV; 0.5 s by default.
     public var epochTimeout: Duration
+    /// How long an incomplete epoch (a fix without the altitude that the fix before it had) waits
+    /// for the rest of it: it is sent as soon as the altitude comes, when the next epoch starts, or
+    /// this long after its first TPV, whichever is first (never sooner than ``epochTimeout``).
+    /// 1.5 s by default: gpsd 3.22 sends a u-blox 8's altitude up to 0.85 s after the epoch's first
+    /// TPV at 1 Hz, and the next epoch's TPV ends the wait before this at 1 Hz or faster. At or
+    /// below ``epochTimeout`` it turns the holding off.
+    public var incompleteEpochTimeout: Duration
     /// The waits between reconnection attempts: by default 0.5 s growing to 2 s, each drawn from
     /// 75 % to 125 % of that (``defaultReconnect``). gpsd runs on the tracker itself, so a retry
     /// costs one local connection attempt, and a short limit brings the source back within about
@@ -35,7 +42,8 @@ public struct GpsdConfiguration: Hashable, Sendable {
     public init(
         host: String = "localhost", port: Int = GpsdConfiguration.defaultPort, device: String? = nil,
         silenceTimeout: Duration = .seconds(5), connectTimeout: Duration = .seconds(5),
-        epochTimeout: Duration = .milliseconds(500), reconnect: Backoff = GpsdConfiguration.defaultReconnect,
+        epochTimeout: Duration = .milliseconds(500), incompleteEpochTimeout: Duration = .milliseconds(1500),
+        reconnect: Backoff = GpsdConfiguration.defaultReconnect,
         gate: FixGate.Configuration = FixGate.Configuration(), bufferSize: Int = 64
     ) {
         self.host = host
@@ -44,6 +52,7 @@ public struct GpsdConfiguration: Hashable, Sendable {
         self.silenceTimeout = silenceTimeout
         self.connectTimeout = connectTimeout
         self.epochTimeout = epochTimeout
+        self.incompleteEpochTimeout = incompleteEpochTimeout
         self.reconnect = reconnect
         self.gate = gate
         self.bufferSize = bufferSize
@@ -64,8 +73,9 @@ public struct GpsdConfiguration: Hashable, Sendable {
         where value <= .zero {
             throw LocationError(.invalidConfiguration, "invalid gpsd \(name) \(value): use a positive duration")
         }
-        guard epochTimeout >= .zero else {
-            throw LocationError(.invalidConfiguration, "invalid gpsd epoch timeout \(epochTimeout): use zero or more")
+        for (name, value) in [("epoch timeout", epochTimeout), ("incomplete epoch timeout", incompleteEpochTimeout)]
+        where value < .zero {
+            throw LocationError(.invalidConfiguration, "invalid gpsd \(name) \(value): use zero or more")
         }
         guard bufferSize >= 1 else {
             throw LocationError(.invalidConfiguration, "invalid gpsd buffer size \(bufferSize): use 1 or more")

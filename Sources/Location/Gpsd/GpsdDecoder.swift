@@ -55,6 +55,10 @@ public struct GpsdDecoder {
     private var lastStatus: LocationUpdate.Status?
     /// Counts epochs opened, so that the live source can time each one.
     private(set) var epochsOpened = 0
+    /// Whether the latest fix had an altitude: gpsd then knows one for this receiver, and an epoch
+    /// whose first TPVs lack it is still incomplete (``pendingEpochAwaitsAltitude``). `true` after
+    /// the start and each reconnection, so that the first epoch waits too.
+    private var altitudeExpected = true
     private var log: OnceLogger
 
     /// Creates a decoder.
@@ -80,6 +84,18 @@ public struct GpsdDecoder {
 
     /// Whether an epoch is waiting to become an update.
     var hasPendingEpoch: Bool { pending != nil }
+
+    /// Whether the epoch in progress is a fix without an altitude while the fix before it had one:
+    /// gpsd has not sent all of it yet. gpsd 3.22 sends an epoch of a u-blox 8's NMEA as a TPV at
+    /// RMC and, about 0.85 s later (after the next epoch's SKY), one of the same time with the
+    /// altitude; the live source holds such an epoch longer (``GpsdConfiguration/incompleteEpochTimeout``)
+    /// and reports it as soon as the altitude comes. An epoch that ends without one (a receiver that
+    /// lost its vertical fix, or sends no GGA) clears the expectation until a fix has one again, so
+    /// a receiver without altitudes costs one held epoch per connection.
+    var pendingEpochAwaitsAltitude: Bool {
+        guard altitudeExpected, let epoch = pending else { return false }
+        return epoch.isFix && !epoch.hasAltitude
+    }
 
     /// Decodes one line (without its line feed), appending the updates it completes.
     mutating func decodeLine(_ line: UnsafeBufferPointer<UInt8>, into output: inout [LocationUpdate]) -> LineOutcome {
@@ -135,6 +151,7 @@ public struct GpsdDecoder {
         latestSky = nil
         skyFirst = nil
         deviceAvailable = nil
+        altitudeExpected = true
         if lastStatus != .sourceUnavailable {
             append(LocationUpdate(noFix: .sourceUnavailable, device: device ?? lastDevice), into: &output)
         }
@@ -255,6 +272,7 @@ public struct GpsdDecoder {
             statistics.dropped[.missingTime, default: 0] += 1
             return
         }
+        altitudeExpected = epoch.hasAltitude
         var accuracy = epoch.eph
         if accuracy == nil, let epx = epoch.epx, let epy = epoch.epy { accuracy = (epx * epx + epy * epy).squareRoot() }
         let sky = skyAfter ?? skyBefore

@@ -19,6 +19,7 @@ extension GpsdLink {
         private var epochsSeen = 0
         private var epochStartedAt: Double?
         private let epochTimeout: Double
+        private let incompleteEpochTimeout: Double
         private let logger: Logger
         private let endpoint: String
         private var failuresInARow = 0
@@ -31,14 +32,17 @@ extension GpsdLink {
             decoder = GpsdDecoder(device: configuration.device, logger: logger, timelessFixTime: now)
             gate = FixGate(configuration: configuration.gate)
             epochTimeout = configuration.epochTimeout.inSeconds
+            incompleteEpochTimeout = max(epochTimeout, configuration.incompleteEpochTimeout.inSeconds)
             self.logger = logger
             endpoint = "\(configuration.host):\(configuration.port)"
         }
 
-        /// When the epoch in progress must be reported, if one is.
+        /// When the epoch in progress must be reported, if one is: `epochTimeout` after its first TPV,
+        /// or `incompleteEpochTimeout` while it lacks the altitude that gpsd is still to send (then,
+        /// once the altitude comes, at once if `epochTimeout` has passed).
         var epochFlushTime: Double? {
             guard decoder.hasPendingEpoch, let epochStartedAt else { return nil }
-            return epochStartedAt + epochTimeout
+            return epochStartedAt + (decoder.pendingEpochAwaitsAltitude ? incompleteEpochTimeout : epochTimeout)
         }
 
         /// Decodes one line; returns what the connection machine makes of it.

@@ -58,6 +58,9 @@ struct GpsdTPV: Equatable {
     /// Whether this TPV holds a fix: mode 2 or 3 and a position.
     var isFix: Bool { (mode ?? 0) >= 2 && latitude != nil && longitude != nil }
 
+    /// Whether this TPV holds an altitude of any kind.
+    var hasAltitude: Bool { altitudeMSL != nil || altitudeHAE != nil || altitude != nil }
+
     /// Takes every field `other` has, keeping the rest (gpsd repeats an epoch with more fields).
     mutating func merge(_ other: GpsdTPV) {
         func take<T>(_ field: WritableKeyPath<GpsdTPV, T?>) {
