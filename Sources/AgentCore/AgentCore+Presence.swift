@@ -45,17 +45,13 @@ extension AgentCore {
             guard !conflict.isDetected, statusCorrection.onlineCorrectedIn != connection else { return }
             statusCorrection.onlineCorrectedIn = connection
         }
-        if statusCorrection.loggedIn != connection {
-            statusCorrection.loggedIn = connection
-            batch.log(
-                .warning,
-                "agent.status.foreign",
-                "A status this agent did not publish is on its status topic: publishing its own online status again",
-                [
-                    "myeline.state": status.state.rawValue, "myeline.instance.other": status.instance ?? "(none)",
-                    "myeline.device": settings.device.rawValue,
-                ])
-        }
+        warnOncePerConnection(
+            \.loggedIn, "agent.status.foreign",
+            "A status this agent did not publish is on its status topic: publishing its own online status again",
+            [
+                "myeline.state": status.state.rawValue, "myeline.instance.other": status.instance ?? "(none)",
+                "myeline.device": settings.device.rawValue,
+            ], into: &batch)
         publishOnline(now: now, into: &batch)
     }
 
@@ -66,16 +62,23 @@ extension AgentCore {
     /// empty retained message at a subscription). Logged once per connection.
     mutating func restoreStatus(now: Date, into batch: inout Batch) {
         guard isConnected else { return }
-        let connection = conflict.connections
-        if statusCorrection.clearingLoggedIn != connection {
-            statusCorrection.clearingLoggedIn = connection
-            batch.log(
-                .warning,
-                "agent.status.cleared",
-                "The retained status on this agent's status topic was removed: publishing its own online status again",
-                ["myeline.device": settings.device.rawValue])
-        }
+        warnOncePerConnection(
+            \.clearingLoggedIn, "agent.status.cleared",
+            "The retained status on this agent's status topic was removed: publishing its own online status again",
+            ["myeline.device": settings.device.rawValue], into: &batch)
         publishOnline(now: now, into: &batch)
+    }
+
+    /// Logs a warning unless one was logged during this connection, as `loggedIn` of
+    /// ``statusCorrection`` records.
+    private mutating func warnOncePerConnection(
+        _ loggedIn: WritableKeyPath<StatusCorrection, Int?>, _ event: String, _ message: String,
+        _ metadata: [String: String], into batch: inout Batch
+    ) {
+        let connection = conflict.connections
+        guard statusCorrection[keyPath: loggedIn] != connection else { return }
+        statusCorrection[keyPath: loggedIn] = connection
+        batch.log(.warning, event, message, metadata)
     }
 
     /// What ``correctStatus(_:retained:now:into:)`` and ``restoreStatus(now:into:)`` did during which

@@ -489,17 +489,21 @@ struct BrokerAttackIntegrationTests {
                 try await observer.waitForLine(
                     occurrence: onlineBefore + 1, timeout: .seconds(20), description: "dev-a online again",
                     where: isOnline)
-                // A board started now reads the agent's status, not the forgery.
-                let retained = try await MQTTClient.withClient(
-                    configuration: credentials.client(broker, "watcher"), logger: Self.logger
-                ) { board in
-                    try await board.waitUntilConnected()
-                    let statuses = try await board.subscribe(to: ["myeline/dev-a/status"])
-                    return try await withDeadline(.seconds(20), what: "dev-a's retained status") {
-                        for await message in statuses { return String(decoding: message.payload, as: UTF8.self) }
-                        throw TestSupportError("no retained status")
+                // What a board started now reads: dev-a's retained status.
+                let retainedStatus = { @Sendable () async throws -> String in
+                    try await MQTTClient.withClient(
+                        configuration: credentials.client(broker, "watcher"), logger: Self.logger
+                    ) { board in
+                        try await board.waitUntilConnected()
+                        let statuses = try await board.subscribe(to: ["myeline/dev-a/status"])
+                        return try await withDeadline(.seconds(20), what: "dev-a's retained status") {
+                            for await message in statuses { return String(decoding: message.payload, as: UTF8.self) }
+                            throw TestSupportError("no retained status")
+                        }
                     }
                 }
+                // The agent's status, not the forgery.
+                let retained = try await retainedStatus()
                 #expect(retained.contains(#""state":"online""#), "\(retained)")
 
                 // The site removes the retained status instead: the agent publishes it again.
@@ -514,16 +518,7 @@ struct BrokerAttackIntegrationTests {
                 try await observer.waitForLine(
                     occurrence: onlineBeforeRemoval + 1, timeout: .seconds(20), description: "dev-a online once more",
                     where: isOnline)
-                let restored = try await MQTTClient.withClient(
-                    configuration: credentials.client(broker, "watcher"), logger: Self.logger
-                ) { board in
-                    try await board.waitUntilConnected()
-                    let statuses = try await board.subscribe(to: ["myeline/dev-a/status"])
-                    return try await withDeadline(.seconds(20), what: "dev-a's retained status after its removal") {
-                        for await message in statuses { return String(decoding: message.payload, as: UTF8.self) }
-                        throw TestSupportError("no retained status")
-                    }
-                }
+                let restored = try await retainedStatus()
                 #expect(restored.contains(#""state":"online""#), "\(restored)")
             }
             // In that order: the forgery, then the agent's online; and nothing of dev-b.

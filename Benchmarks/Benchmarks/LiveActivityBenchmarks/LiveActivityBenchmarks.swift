@@ -26,6 +26,7 @@ let benchmarks: @Sendable () -> Void = {
         device: try! DeviceID("van-7"), activity: "0f5c8e1a-3b7d-4c2e-9a6f-1d2e3f4a5b6c", seq: 4711,
         time: SampleEnvelope.now, latitude: 44.068900166666666, longitude: -121.31485183333333, altitude: 1089.5,
         speed: 0.026, course: 211.4, horizontalAccuracy: 2.4, fix: .fix3D, satellites: 9)
+    // The baseline: ContentJSON.encoder's settings (package-level, so not visible from this package).
     let contentEncoder = JSONEncoder()
     contentEncoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     contentEncoder.dateEncodingStrategy = .custom { date, encoder in
