@@ -3,7 +3,11 @@ import PackageDescription
 
 /// Every Myeline target is built in the Swift 6 language mode with warnings treated as errors.
 let strict: [SwiftSetting] = [
-    .treatAllWarnings(as: .error)
+    .treatAllWarnings(as: .error),
+    // Each function in a section of its own in release builds, so that the agent's link can lay
+    // out the functions its steady loop runs together, without the cold ones around them
+    // (trackerRelease's --symbol-ordering-file; issue 24).
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
 /// The agent's modules see only what they import (no Foundation API through a module that
@@ -11,7 +15,7 @@ let strict: [SwiftSetting] = [
 let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportVisibility")]
 
 /// How the agent's release executable is linked for a tracker (issue 24; docs/raspberry-pi.md,
-/// "Footprint"; the figures are in docs/benchmarks.md, "Sixth part"), with
+/// "Footprint"; the figures are in docs/benchmarks.md, "Sixth part" and "Seventh part"), with
 /// `swift build -c release --static-swift-stdlib`:
 /// - lld, the toolchain's linker, instead of gold, for
 /// - `-z pack-relative-relocs`: the 50,600 relative relocations of a position-independent executable
@@ -25,8 +29,10 @@ let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportV
 ///   Swift runtime uses little of it, and mapping the shared library held 1.1 MiB resident.
 /// - `--symbol-ordering-file deploy/agent-symbol-order.txt`: the functions the steady loop at 1 Hz runs,
 ///   laid out together, so that the pages it needs are next to each other rather than each among
-///   cold neighbours that the kernel maps with it (written by `scripts/bench --only footprint
-///   --symbol-order`; a name no longer in the executable is skipped silently).
+///   cold neighbours that the kernel maps with it (written by `scripts/bench --skip-build
+///   --symbol-order FILE` from a callgrind run of the loop; a name no longer in the executable is
+///   skipped silently). The file is not an input SwiftPM knows of: after writing it, remove
+///   .build/release/myeline-agent to relink.
 /// Debug builds (the tests) link as the toolchain does.
 let trackerRelease: [LinkerSetting] = [
     .unsafeFlags(

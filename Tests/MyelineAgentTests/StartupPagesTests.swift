@@ -23,12 +23,26 @@ struct StartupPagesTests {
             """
         #expect(
             StartupPages.fileMappings(maps: maps) == [
-                Mapping(start: 0x55d0_c000_0000, end: 0x55d0_c032_0000),
-                Mapping(start: 0x55d0_c032_0000, end: 0x55d0_c103_0000),
-                Mapping(start: 0x55d0_c103_0000, end: 0x55d0_c10a_2000),
-                Mapping(start: 0x7f7e_0620_0000, end: 0x7f7e_062c_5000),
-                Mapping(start: 0x7f7e_0630_0000, end: 0x7f7e_0630_1000),
+                Mapping(start: 0x55d0_c000_0000, end: 0x55d0_c032_0000, writable: false),
+                Mapping(start: 0x55d0_c032_0000, end: 0x55d0_c103_0000, writable: false),
+                Mapping(start: 0x55d0_c103_0000, end: 0x55d0_c10a_2000, writable: true),
+                Mapping(start: 0x7f7e_0620_0000, end: 0x7f7e_062c_5000, writable: false),
+                Mapping(start: 0x7f7e_0630_0000, end: 0x7f7e_0630_1000, writable: false),
             ])
+    }
+
+    /// Every mapping's resident file pages are reclaimed; the shared ones that reclaiming leaves are
+    /// unmapped only where nothing can write to them (a write between reading pagemap and
+    /// `MADV_DONTNEED` would be thrown away).
+    @Test func sharedPagesAreUnmappedOnlyWhereNothingCanWriteThem() {
+        let rows: [(writable: Bool, advice: [Int32])] = [
+            (false, [StartupPages.pageOut, MADV_DONTNEED]),
+            (true, [StartupPages.pageOut]),
+        ]
+        for row in rows {
+            #expect(StartupPages.advice(for: Mapping(start: 0, end: 0x1000, writable: row.writable)) == row.advice)
+        }
+        #expect(StartupPages.pageOut == 21, "MADV_PAGEOUT in <linux/mman.h>")
     }
 
     @Test func onlyPresentPagesOfTheFileAreHandedBack() {
