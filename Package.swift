@@ -3,11 +3,7 @@ import PackageDescription
 
 /// Every Myeline target is built in the Swift 6 language mode with warnings treated as errors.
 let strict: [SwiftSetting] = [
-    .treatAllWarnings(as: .error),
-    // Each function in a section of its own in release builds, so that the agent's link can lay
-    // out the functions its steady loop runs together, without the cold ones around them
-    // (trackerRelease's --symbol-ordering-file; issue 24).
-    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
+    .treatAllWarnings(as: .error)
 ]
 
 /// The agent's modules see only what they import (no Foundation API through a module that
