@@ -282,7 +282,10 @@ private struct MessageFields {
                 sky.device = string(value)
             } else if scanner.key(key, is: "time") {
                 sky.time = time(value)
-            } else if scanner.key(key, is: "satellites"), case .array(let range) = value {
+            } else if sky.satellitesUsed == nil, scanner.key(key, is: "satellites"), case .array(let range) = value {
+                // Counted only without a uSat before it (gpsd 3.22 sends nSat and uSat first; the
+                // scan of the value checked the list's brackets and strings): the walk through
+                // every satellite was most of the CPU a SKY cost.
                 var used = 0
                 let valid = scanner.forEachElement(in: range) { element in
                     guard case .object(let satellite) = element else { return }
