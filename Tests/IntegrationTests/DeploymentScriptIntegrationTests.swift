@@ -106,7 +106,7 @@ struct SystemdUnitIntegrationTests {
 
     @Test(arguments: [
         "deploy/install.sh", "deploy/mosquitto/make-credentials.sh", "scripts/install-dependencies",
-        "scripts/demo", "scripts/test", "scripts/fuzz", "scripts/sanitize", ".ci/run",
+        "scripts/demo", "scripts/test", "scripts/fuzz", "scripts/sanitize", "scripts/release-check", ".ci/run",
     ])
     func scriptIsShellcheckClean(script: String) async throws {
         let shellcheck = try executablePath("shellcheck", package: "shellcheck")
