@@ -102,6 +102,14 @@ public final class TestGpsd: Sendable {
         _ = try? await running.waitForExit()
     }
 
+    /// gpspipe watching this gpsd (`gpspipe -w`): gpsd's own JSON, a line each, in its output, for
+    /// a test to compare with what a source made of the same stream. The caller stops it.
+    public func gpspipe() throws -> TestProcess {
+        try TestProcess(
+            name: "gpspipe", executable: try executablePath("gpspipe", package: "gpsd-clients"),
+            arguments: ["-w", "127.0.0.1:\(port)"])
+    }
+
     /// Stops gpsd with SIGTERM and waits for it to exit.
     public func stop() async {
         await currentProcess?.stop()

@@ -83,9 +83,7 @@ struct GpsdEpochIntegrationTests {
                     configuration: GpsdConfiguration(
                         host: "127.0.0.1", port: gpsd.port, silenceTimeout: .seconds(10),
                         gate: FixGate.Configuration(weekRolloverPivot: nil), bufferSize: 100_000))
-                let gpspipe = try TestProcess(
-                    name: "gpspipe", executable: try executablePath("gpspipe", package: "gpsd-clients"),
-                    arguments: ["-w", "127.0.0.1:\(gpsd.port)"])
+                let gpspipe = try gpsd.gpspipe()
                 defer { gpspipe.signal(SIGKILL) }
                 let fixes = try await withDeadline(
                     .seconds(120), what: "gpsd to play the u-blox 8 capture", process: gpsd.currentProcess

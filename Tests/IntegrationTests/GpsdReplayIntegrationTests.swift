@@ -93,9 +93,7 @@ struct GpsdReplayIntegrationTests {
             configuration.bufferSize = 100_000
             // A fix gpsd sends without a time (before the log gives a date) is placed at this clock.
             let source = try GpsdSource(configuration: configuration, now: { Self.timelessClock })
-            let gpspipe = try TestProcess(
-                name: "gpspipe", executable: try executablePath("gpspipe", package: "gpsd-clients"),
-                arguments: ["-w", "127.0.0.1:\(gpsd.port)"])
+            let gpspipe = try gpsd.gpspipe()
             defer { gpspipe.signal(SIGKILL) }
             let updates = try await withDeadline(
                 .seconds(60), what: "gpsd to replay \(log)", process: gpsd.currentProcess
