@@ -70,25 +70,49 @@ public final class TestGpsd: Sendable {
     /// on the first `?WATCH` and probes it before reading), then writes `bytes` to it on a thread of
     /// its own. Both waits are for lines in gpsd's log, counted since the last ``start()``.
     public func feed(_ bytes: [UInt8], watchers: Int = 1, timeout: Duration = .seconds(20)) async throws {
+        try await feed(lines: [bytes], every: .zero, watchers: watchers, timeout: timeout)
+    }
+
+    /// As ``feed(_:watchers:timeout:)``, writing `lines` one at a time at the pace of a receiver:
+    /// the line at index `i` at `i × interval` after the first, on one thread that sleeps until each
+    /// deadline (`clock_nanosleep` on the monotonic clock), so that a busy test process (Swift's
+    /// cooperative pool) does not bunch them up. Each line is written as given (add its newline).
+    public func feed(
+        lines: [[UInt8]], every interval: Duration, watchers: Int = 1, timeout: Duration = .seconds(20)
+    ) async throws {
         guard let running = currentProcess else { throw TestSupportError("gpsd is not running") }
         try await running.waitForLine(containing: "?WATCH", occurrence: watchers, timeout: timeout)
         try await running.waitForLine(containing: "activated GPS", occurrence: 1, timeout: timeout)
         let fd = master
+        let intervalNanoseconds =
+            interval.components.seconds * 1_000_000_000
+            + interval.components.attoseconds / 1_000_000_000
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DedicatedThread.start(name: "test-gpsd-feed") {
-                var written = 0
-                while written < bytes.count {
-                    let count = bytes.withUnsafeBufferPointer {
-                        write(fd, $0.baseAddress! + written, $0.count - written)
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                let start = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+                for (index, bytes) in lines.enumerated() {
+                    if index > 0 && intervalNanoseconds > 0 {
+                        let due = start + intervalNanoseconds * Int64(index)
+                        var deadline = timespec(
+                            tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
+                        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
                     }
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else {
-                        continuation.resume(
-                            throwing: TestSupportError("writing to the pty failed: \(String(cString: strerror(errno)))")
-                        )
-                        return
+                    var written = 0
+                    while written < bytes.count {
+                        let count = bytes.withUnsafeBufferPointer {
+                            write(fd, $0.baseAddress! + written, $0.count - written)
+                        }
+                        if count < 0 && errno == EINTR { continue }
+                        guard count > 0 else {
+                            continuation.resume(
+                                throwing: TestSupportError(
+                                    "writing to the pty failed: \(String(cString: strerror(errno)))"))
+                            return
+                        }
+                        written += count
                     }
-                    written += count
                 }
                 continuation.resume()
             }
