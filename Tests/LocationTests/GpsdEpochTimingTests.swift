@@ -37,14 +37,26 @@ import Testing
 
     /// A TPV of the epoch `second` seconds after the first, as gpsd 3.22 sends a u-blox 8's: at RMC
     /// without the altitude, after GGA with it (`altitude`).
-    static func tpv(_ second: Int, altitude: Double? = nil, mode: Int = 3) -> String {
-        let time = ISO8601DateFormatter().string(from: firstEpoch.addingTimeInterval(Double(second)))
+    static func tpv(_ second: Int, altitude: Double? = nil, climb: Double? = nil, mode: Int = 3) -> String {
         let altitudeFields = altitude.map { #","altHAE":\#($0 - 21.4),"altMSL":\#($0),"alt":\#($0)"# } ?? ""
-        return #"{"class":"TPV","device":"/dev/pts/3","mode":\#(mode),"time":"\#(time)","lat":44.0689,"lon":-121.31427"#
-            + altitudeFields + #","speed":0.02}"#
+        let climbField = climb.map { #","climb":\#($0)"# } ?? ""
+        return #"{"class":"TPV","device":"/dev/pts/3","mode":\#(mode),"time":"\#(time(second))","lat":44.0689,"#
+            + #""lon":-121.31427"# + altitudeFields + climbField + #","speed":0.02}"#
+    }
+
+    static func time(_ second: Int) -> String {
+        ISO8601DateFormatter().string(from: firstEpoch.addingTimeInterval(Double(second)))
     }
 
     static let sky = #"{"class":"SKY","device":"/dev/pts/3","hdop":1.01,"vdop":1.38,"pdop":1.71,"uSat":14}"#
+
+    /// A SKY with the time of the epoch `second` seconds after the first, as gpsd 3.23 and later send.
+    static func sky(at second: Int) -> String {
+        #"{"class":"SKY","device":"/dev/pts/3","time":"\#(time(second))","hdop":1.01,"uSat":14}"#
+    }
+
+    /// Not a line from gpsd: the run loses the connection and connects again at this time.
+    static let reconnection = "(reconnection)"
 
     static let rows: [Row] = [
         Row(
@@ -64,14 +76,87 @@ import Testing
                 Reported(second: 2, at: 2.85, altitude: 1145.0),
             ]),
         Row(
-            name: "an epoch in one TPV goes at the epoch timeout",
+            // gpsd 3.22 playing the capture through gpsfake (scripts/bench's footprint case): SKY,
+            // then the whole epoch in one TPV. The first epoch waits for the timeout (nothing is
+            // known of the receiver yet); from the second on, a TPV with every field the fix
+            // before it had, after its SKY, goes at once: it went at the timeout, 0.5 s later and
+            // a wake-up of the link's thread more a fix (issue 24).
+            name: "an epoch in one TPV after its SKY goes at once from the second epoch on",
             arrivals: [
                 Arrival(at: 0, line: sky), Arrival(at: 0.125, line: tpv(0, altitude: 1144.8)),
                 Arrival(at: 1.0, line: sky), Arrival(at: 1.125, line: tpv(1, altitude: 1144.9)),
+                Arrival(at: 2.0, line: sky), Arrival(at: 2.125, line: tpv(2, altitude: 1145.0)),
             ],
             end: 3,
             reported: [
-                Reported(second: 0, at: 0.625, altitude: 1144.8), Reported(second: 1, at: 1.625, altitude: 1144.9),
+                Reported(second: 0, at: 0.625, altitude: 1144.8), Reported(second: 1, at: 1.125, altitude: 1144.9),
+                Reported(second: 2, at: 2.125, altitude: 1145.0),
+            ]),
+        Row(
+            name: "a TPV with fewer fields than the fix before it waits for the timeout",
+            arrivals: [
+                Arrival(at: 0, line: sky), Arrival(at: 0.125, line: tpv(0, altitude: 1144.8, climb: 0.1)),
+                Arrival(at: 1.0, line: sky), Arrival(at: 1.125, line: tpv(1, altitude: 1144.9)),
+                Arrival(at: 1.3, line: tpv(1, altitude: 1144.9, climb: 0.1)),
+            ],
+            end: 3,
+            reported: [
+                Reported(second: 0, at: 0.625, altitude: 1144.8), Reported(second: 1, at: 1.3, altitude: 1144.9),
+            ]),
+        Row(
+            // gpsd 3.23 and later give SKY a time: a TPV waits for the SKY of its own time,
+            // whichever comes first.
+            name: "with timed SKYs an epoch goes when both its TPV and its SKY are in",
+            arrivals: [
+                Arrival(at: 0, line: sky(at: 0)), Arrival(at: 0.1, line: tpv(0, altitude: 1144.8)),
+                Arrival(at: 1.0, line: tpv(1, altitude: 1144.9)), Arrival(at: 1.2, line: sky(at: 1)),
+                Arrival(at: 2.0, line: sky(at: 1)), Arrival(at: 2.1, line: tpv(2, altitude: 1145.0)),
+                Arrival(at: 3.0, line: sky(at: 3)), Arrival(at: 3.1, line: tpv(3, altitude: 1145.1)),
+            ],
+            end: 4,
+            reported: [
+                Reported(second: 0, at: 0.6, altitude: 1144.8), Reported(second: 1, at: 1.2, altitude: 1144.9),
+                Reported(second: 2, at: 2.6, altitude: 1145.0), Reported(second: 3, at: 3.1, altitude: 1145.1),
+            ]),
+        Row(
+            // gpsd sends this receiver's SKY after the TPV: the TPV alone is not the whole epoch.
+            name: "where SKY follows the TPV an epoch goes with its SKY",
+            arrivals: [
+                Arrival(at: 0, line: tpv(0, altitude: 1144.8)), Arrival(at: 0.1, line: sky),
+                Arrival(at: 1.0, line: tpv(1, altitude: 1144.9)), Arrival(at: 1.1, line: sky),
+            ],
+            end: 3,
+            reported: [
+                Reported(second: 0, at: 0.5, altitude: 1144.8), Reported(second: 1, at: 1.1, altitude: 1144.9),
+            ]),
+        Row(
+            // Connected between an epoch's SKY and its TPV: the first message is a TPV, and the
+            // decoder learns "TPV first". The SKY that comes between two epochs is still the next
+            // one's own, and it goes at once.
+            name: "connected between an epoch's SKY and its TPV, epochs still go at once",
+            arrivals: [
+                Arrival(at: 0, line: tpv(0, altitude: 1144.8)), Arrival(at: 0.875, line: sky),
+                Arrival(at: 1.0, line: tpv(1, altitude: 1144.9)), Arrival(at: 1.875, line: sky),
+                Arrival(at: 2.0, line: tpv(2, altitude: 1145.0)),
+            ],
+            end: 3,
+            reported: [
+                Reported(second: 0, at: 0.5, altitude: 1144.8), Reported(second: 1, at: 1.0, altitude: 1144.9),
+                Reported(second: 2, at: 2.0, altitude: 1145.0),
+            ]),
+        Row(
+            name: "after a reconnection the first epoch waits for the timeout again",
+            arrivals: [
+                Arrival(at: 0, line: sky), Arrival(at: 0.125, line: tpv(0, altitude: 1144.8)),
+                Arrival(at: 1.0, line: sky), Arrival(at: 1.125, line: tpv(1, altitude: 1144.9)),
+                Arrival(at: 1.5, line: reconnection),
+                Arrival(at: 2.0, line: sky), Arrival(at: 2.125, line: tpv(2, altitude: 1145.0)),
+                Arrival(at: 3.0, line: sky), Arrival(at: 3.125, line: tpv(3, altitude: 1145.1)),
+            ],
+            end: 4,
+            reported: [
+                Reported(second: 0, at: 0.625, altitude: 1144.8), Reported(second: 1, at: 1.125, altitude: 1144.9),
+                Reported(second: 2, at: 2.625, altitude: 1145.0), Reported(second: 3, at: 3.125, altitude: 1145.1),
             ]),
         Row(
             name: "an altitude within the epoch timeout waits for it as before",
@@ -150,6 +235,10 @@ import Testing
         for arrival in arrivals {
             wake(until: arrival.at)
             clock = arrival.at
+            if arrival.line == reconnection {
+                session.disconnected(.closed, output: { _ in })
+                continue
+            }
             _ = Array(arrival.line.utf8).withUnsafeBufferPointer { session.decode($0, now: arrival.at) }
             session.flushEpochIfDue(now: arrival.at)
             drain()

@@ -49,16 +49,22 @@ public struct GpsdDecoder {
     private var skyBefore: GpsdSKY?
     private var skyAfter: GpsdSKY?
     private var latestSky: GpsdSKY?
+    /// Whether a SKY came while no epoch was in progress (since the last one ended), and whether
+    /// one had when the pending epoch's first TPV arrived: that SKY is then the epoch's own where
+    /// gpsd sends SKY first, and the epoch need not wait for one after it.
+    private var skySinceEpochEnded = false
+    private var skyBeforeIsFresh = false
     private let timelessFixTime: (@Sendable () -> Date)?
     private var deviceAvailable: Bool?
     private var lastDevice: String?
     private var lastStatus: LocationUpdate.Status?
     /// Counts epochs opened, so that the live source can time each one.
     private(set) var epochsOpened = 0
-    /// Whether the latest fix had an altitude: gpsd then knows one for this receiver, and an epoch
-    /// whose first TPVs lack it is still incomplete (``pendingEpochAwaitsAltitude``). `true` after
-    /// the start and each reconnection, so that the first epoch waits too.
-    private var altitudeExpected = true
+    /// The fields the latest fix had: gpsd then knows them for this receiver. An epoch whose TPVs
+    /// lack its altitude is still incomplete (``pendingEpochAwaitsAltitude``); one that has all of
+    /// them, and its SKY, is whole (``pendingEpochIsComplete``). `nil` after the start and each
+    /// reconnection, so that the first epoch waits for its altitude and is never taken as whole.
+    private var expectedFields: GpsdTPV.Fields?
     private var log: OnceLogger
 
     /// Creates a decoder.
@@ -93,8 +99,26 @@ public struct GpsdDecoder {
     /// lost its vertical fix, or sends no GGA) clears the expectation until a fix has one again, so
     /// a receiver without altitudes costs one held epoch per connection.
     var pendingEpochAwaitsAltitude: Bool {
-        guard altitudeExpected, let epoch = pending else { return false }
+        guard expectedFields?.contains(.altitude) ?? true, let epoch = pending else { return false }
         return epoch.isFix && !epoch.hasAltitude
+    }
+
+    /// Whether the epoch in progress is a fix with every field the fix before it had, and with its
+    /// own SKY: gpsd has nothing more to send for it, and the live source reports it at once
+    /// rather than at ``GpsdConfiguration/epochTimeout`` (a wake-up of its thread a fix saved, and
+    /// the fix out 0.5 s sooner). Its SKY: one with the epoch's time (gpsd 3.23 and later); without
+    /// times (gpsd 3.22), the SKY that joined it after its TPV, or one that came between the end
+    /// of the epoch before and its first TPV (gpsd sends SKY first: not the learned order, which a
+    /// connection made between an epoch's SKY and its TPV learns wrong). Never the first epoch
+    /// after the start or a reconnection, nor a fix with fewer fields than the one before (a
+    /// receiver whose epochs come in parts waits for the rest, as before).
+    var pendingEpochIsComplete: Bool {
+        guard let expected = expectedFields, let epoch = pending, epoch.isFix, epoch.fields.isSuperset(of: expected)
+        else { return false }
+        if skyAfter != nil { return true }
+        guard let skyBefore else { return false }
+        if let skyTime = skyBefore.time, let time = epoch.time { return skyTime == time }
+        return skyBeforeIsFresh
     }
 
     /// Decodes one line (without its line feed), appending the updates it completes.
@@ -149,9 +173,10 @@ public struct GpsdDecoder {
     mutating func connectionLost(into output: inout [LocationUpdate]) {
         flush(into: &output)
         latestSky = nil
+        skySinceEpochEnded = false
         skyFirst = nil
         deviceAvailable = nil
-        altitudeExpected = true
+        expectedFields = nil
         if lastStatus != .sourceUnavailable {
             append(LocationUpdate(noFix: .sourceUnavailable, device: device ?? lastDevice), into: &output)
         }
@@ -214,7 +239,10 @@ public struct GpsdDecoder {
     private mutating func receive(_ sky: GpsdSKY) {
         if skyFirst == nil { skyFirst = pending == nil }
         latestSky = sky
-        guard let epoch = pending else { return }
+        guard let epoch = pending else {
+            skySinceEpochEnded = true
+            return
+        }
         if let time = sky.time, let epochTime = epoch.time {
             // A SKY with a time joins its own epoch.
             if time == epochTime { skyAfter = sky }
@@ -259,6 +287,8 @@ public struct GpsdDecoder {
             return time <= epochTime ? sky : nil
         }
         skyAfter = nil
+        skyBeforeIsFresh = skySinceEpochEnded
+        skySinceEpochEnded = false
         epochsOpened += 1
     }
 
@@ -272,7 +302,7 @@ public struct GpsdDecoder {
             statistics.dropped[.missingTime, default: 0] += 1
             return
         }
-        altitudeExpected = epoch.hasAltitude
+        expectedFields = epoch.fields
         var accuracy = epoch.eph
         if accuracy == nil, let epx = epoch.epx, let epy = epoch.epy { accuracy = (epx * epx + epy * epy).squareRoot() }
         let sky = skyAfter ?? skyBefore

@@ -37,11 +37,14 @@ extension GpsdLink {
             endpoint = "\(configuration.host):\(configuration.port)"
         }
 
-        /// When the epoch in progress must be reported, if one is: `epochTimeout` after its first TPV,
-        /// or `incompleteEpochTimeout` while it lacks the altitude that gpsd is still to send (then,
-        /// once the altitude comes, at once if `epochTimeout` has passed).
+        /// When the epoch in progress must be reported, if one is: at once when it is whole (every
+        /// field the fix before it had, and its SKY: ``GpsdDecoder/pendingEpochIsComplete``),
+        /// `epochTimeout` after its first TPV, or `incompleteEpochTimeout` while it lacks the
+        /// altitude that gpsd is still to send (then, once the altitude comes, at once if
+        /// `epochTimeout` has passed).
         var epochFlushTime: Double? {
             guard decoder.hasPendingEpoch, let epochStartedAt else { return nil }
+            if decoder.pendingEpochIsComplete { return epochStartedAt }
             return epochStartedAt + (decoder.pendingEpochAwaitsAltitude ? incompleteEpochTimeout : epochTimeout)
         }
 

@@ -61,6 +61,41 @@ struct GpsdTPV: Equatable {
     /// Whether this TPV holds an altitude of any kind.
     var hasAltitude: Bool { altitudeMSL != nil || altitudeHAE != nil || altitude != nil }
 
+    /// The fields of a fix that gpsd may send in a later TPV of the same epoch.
+    struct Fields: OptionSet, Equatable {
+        let rawValue: UInt16
+        static let altitude = Fields(rawValue: 1 << 0)
+        static let ellipsoidAltitude = Fields(rawValue: 1 << 1)
+        static let speed = Fields(rawValue: 1 << 2)
+        static let track = Fields(rawValue: 1 << 3)
+        static let climb = Fields(rawValue: 1 << 4)
+        static let horizontalError = Fields(rawValue: 1 << 5)
+        static let verticalError = Fields(rawValue: 1 << 6)
+        static let speedError = Fields(rawValue: 1 << 7)
+        static let trackError = Fields(rawValue: 1 << 8)
+        static let geoidSeparation = Fields(rawValue: 1 << 9)
+        static let status = Fields(rawValue: 1 << 10)
+        static let threeDimensional = Fields(rawValue: 1 << 11)
+    }
+
+    /// Which of ``Fields`` this TPV (or merged epoch) holds.
+    var fields: Fields {
+        var fields: Fields = []
+        if altitudeMSL != nil || altitude != nil { fields.insert(.altitude) }
+        if altitudeHAE != nil { fields.insert(.ellipsoidAltitude) }
+        if speed != nil { fields.insert(.speed) }
+        if track != nil { fields.insert(.track) }
+        if climb != nil { fields.insert(.climb) }
+        if eph != nil || (epx != nil && epy != nil) { fields.insert(.horizontalError) }
+        if epv != nil { fields.insert(.verticalError) }
+        if eps != nil { fields.insert(.speedError) }
+        if epd != nil { fields.insert(.trackError) }
+        if geoidSeparation != nil { fields.insert(.geoidSeparation) }
+        if status != nil { fields.insert(.status) }
+        if (mode ?? 0) >= 3 { fields.insert(.threeDimensional) }
+        return fields
+    }
+
     /// Takes every field `other` has, keeping the rest (gpsd repeats an epoch with more fields).
     mutating func merge(_ other: GpsdTPV) {
         func take<T>(_ field: WritableKeyPath<GpsdTPV, T?>) {
