@@ -34,8 +34,12 @@ final class ClientContext: Sendable {
         case unsubscribed
     }
 
+    /// What is done with an acknowledgement, or the error that stands for it: a task resumed, or a
+    /// handler run on the network thread (``onAcknowledgement(of:_:)``).
+    typealias AckHandler = @Sendable (Result<Acknowledgement, any Error>) -> Void
+
     private enum PendingAck {
-        case waiting(CheckedContinuation<Acknowledgement, any Error>)
+        case waiting(AckHandler)
         case arrived(Acknowledgement)
         case ignored
     }
@@ -187,30 +191,42 @@ final class ClientContext: Sendable {
     func acknowledgement(of mid: Int32) async throws -> Acknowledgement {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let outcome = state.withLock { state -> Result<Acknowledgement, any Error>? in
-                    if state.shutDown { return .failure(Self.shutDownError) }
-                    if case .arrived(let ack) = state.acks[mid] {
-                        state.acks[mid] = nil
-                        return .success(ack)
-                    }
-                    // Cancelled before waiting: `onCancel` has run already and found no waiter.
-                    if Task.isCancelled {
-                        state.acks[mid] = .ignored
-                        return .failure(CancellationError())
-                    }
-                    state.acks[mid] = .waiting(continuation)
-                    return nil
-                }
-                if let outcome { continuation.resume(with: outcome) }
+                // Cancelled before waiting: `onCancel` has run already and found no waiter.
+                onAcknowledgement(of: mid, unlessCancelled: true) { continuation.resume(with: $0) }
             }
         } onCancel: {
-            let waiting = state.withLock { state -> CheckedContinuation<Acknowledgement, any Error>? in
-                guard case .waiting(let continuation) = state.acks[mid] else { return nil }
+            let waiting = state.withLock { state -> AckHandler? in
+                guard case .waiting(let handler) = state.acks[mid] else { return nil }
                 state.acks[mid] = .ignored
-                return continuation
+                return handler
             }
-            waiting?.resume(throwing: CancellationError())
+            waiting?(.failure(CancellationError()))
         }
+    }
+
+    /// Runs `handler` with the broker's acknowledgement of packet `mid`, or the error that stands
+    /// for it (the client shut down, the session lost): at once when it has arrived already,
+    /// otherwise on the network thread when it comes. Nothing is woken for it: for a publisher that
+    /// must not be (``MQTTClient/publishInOrder(_:completion:)``). Keep `handler` short.
+    func onAcknowledgement(of mid: Int32, _ handler: @escaping AckHandler) {
+        onAcknowledgement(of: mid, unlessCancelled: false, handler)
+    }
+
+    private func onAcknowledgement(of mid: Int32, unlessCancelled: Bool, _ handler: @escaping AckHandler) {
+        let outcome = state.withLock { state -> Result<Acknowledgement, any Error>? in
+            if state.shutDown { return .failure(Self.shutDownError) }
+            if case .arrived(let ack) = state.acks[mid] {
+                state.acks[mid] = nil
+                return .success(ack)
+            }
+            if unlessCancelled && Task.isCancelled {
+                state.acks[mid] = .ignored
+                return .failure(CancellationError())
+            }
+            state.acks[mid] = .waiting(handler)
+            return nil
+        }
+        if let outcome { handler(outcome) }
     }
 
     /// Fails every publish still waiting for its acknowledgement with `error`, and ignores the
@@ -222,16 +238,16 @@ final class ClientContext: Sendable {
     /// only its publisher can send it again. (Subscriptions wait for no acknowledgement across a
     /// connection's end; publishes are the only waiters left at a reconnection.)
     func failUnacknowledged(with error: MQTTError) -> Int {
-        let waiting = state.withLock { state -> [CheckedContinuation<Acknowledgement, any Error>] in
-            var waiting: [CheckedContinuation<Acknowledgement, any Error>] = []
+        let waiting = state.withLock { state -> [AckHandler] in
+            var waiting: [AckHandler] = []
             for (mid, pending) in state.acks {
-                guard case .waiting(let continuation) = pending else { continue }
-                waiting.append(continuation)
+                guard case .waiting(let handler) = pending else { continue }
+                waiting.append(handler)
                 state.acks[mid] = .ignored
             }
             return waiting
         }
-        for continuation in waiting { continuation.resume(throwing: error) }
+        for handler in waiting { handler(.failure(error)) }
         return waiting.count
     }
 
@@ -248,16 +264,16 @@ final class ClientContext: Sendable {
 
     /// Called by the publish and subscribe callbacks on the network thread.
     func didAcknowledge(_ mid: Int32, _ ack: Acknowledgement) {
-        let waiting = state.withLock { state -> CheckedContinuation<Acknowledgement, any Error>? in
+        let waiting = state.withLock { state -> AckHandler? in
             switch state.acks.removeValue(forKey: mid) {
-            case .waiting(let continuation): return continuation
+            case .waiting(let handler): return handler
             case .ignored: return nil
             case .arrived, nil:
                 state.acks[mid] = .arrived(ack)
                 return nil
             }
         }
-        waiting?.resume(returning: ack)
+        waiting?(.success(ack))
     }
 
     // MARK: Subscriptions
@@ -358,8 +374,8 @@ final class ClientContext: Sendable {
             }
             return (state.acks, state.subscriptions, state.observers)
         }
-        for case .waiting(let continuation) in acks.values {
-            continuation.resume(throwing: Self.shutDownError)
+        for case .waiting(let handler) in acks.values {
+            handler(.failure(Self.shutDownError))
         }
         for entry in subscriptions.values { entry.sink.finish() }
         for observer in observers.values { observer.finish() }

@@ -132,6 +132,33 @@ public final class MQTTClient: Sendable {
     /// Offline, QoS 1 and 2 messages wait in libmosquitto's queue and this call waits for the
     /// reconnection, as ``publish(_:payload:qos:retain:properties:)`` does.
     public func publishInOrder(_ messages: [MQTTMessage]) async -> (acknowledged: Int, failure: (any Error)?) {
+        let outcome = await submitInOrder(messages)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                outcome.whenComplete { continuation.resume(returning: ($0, $1)) }
+            }
+        } onCancel: {
+            outcome.cancel()
+        }
+    }
+
+    /// Publishes messages in order, all of them in flight at once, as ``publishInOrder(_:)``, but
+    /// returns once libmosquitto has them all (offline, once connected) and hands the outcome to
+    /// `completion` instead: how many of them, from the first, the broker acknowledged, and the
+    /// first failure. `completion` runs once, on the client's network thread as the last
+    /// acknowledgement arrives (or before this returns, when a message was refused at once): keep
+    /// it short and non-blocking. Nothing else is woken for the acknowledgements, which is the
+    /// point (the agent's outbox drainer: one thread wake-up a track point less, issue 24).
+    public func publishInOrder(
+        _ messages: [MQTTMessage],
+        completion: @escaping @Sendable (_ acknowledged: Int, _ failure: (any Error)?) -> Void
+    ) async {
+        await submitInOrder(messages).whenComplete(completion)
+    }
+
+    /// Hands `messages` to libmosquitto in order, up to the first that fails, and follows their
+    /// acknowledgements.
+    private func submitInOrder(_ messages: [MQTTMessage]) async -> InOrderAcknowledgements {
         var submitted: [(mid: Int32?, topic: String)] = []
         var failure: (any Error)?
         for message in messages {
@@ -145,19 +172,33 @@ public final class MQTTClient: Sendable {
                 break
             }
         }
-        var acknowledged = 0
+        let outcome = InOrderAcknowledgements(count: submitted.count, submitFailure: failure)
         for (index, message) in submitted.enumerated() {
-            do {
-                if let mid = message.mid { try await confirm(mid, topic: message.topic) }
-                acknowledged += 1
-            } catch {
-                for later in submitted[(index + 1)...] {
-                    if let mid = later.mid { context.ignoreAcknowledgement(of: mid) }
-                }
-                return (acknowledged, error)
+            guard let mid = message.mid else {
+                outcome.resolve(index, with: nil)
+                continue
+            }
+            let topic = message.topic
+            context.onAcknowledgement(of: mid) { result in
+                outcome.resolve(index, with: Self.failure(of: result, topic: topic))
             }
         }
-        return (acknowledged, failure)
+        return outcome
+    }
+
+    /// The error an acknowledgement stands for, if any: a refusal by the broker, or what stood in for it.
+    private static func failure(of result: Result<ClientContext.Acknowledgement, any Error>, topic: String)
+        -> (any Error)?
+    {
+        switch result {
+        case .success(.published(let reasonCode)) where reasonCode >= 0x80:
+            return MQTTError(
+                .publishRefused, "broker refused the message to \(topic): \(MosquittoText.reason(reasonCode))")
+        case .success:
+            return nil
+        case .failure(let error):
+            return error
+        }
     }
 
     /// Hands a message to libmosquitto; returns the packet id whose acknowledgement to wait for,
@@ -230,12 +271,8 @@ public final class MQTTClient: Sendable {
 
     /// Waits for the broker's acknowledgement of a published message.
     private func confirm(_ mid: Int32, topic: String) async throws {
-        guard case .published(let reasonCode) = try await context.acknowledgement(of: mid) else { return }
-        if reasonCode >= 0x80 {
-            throw MQTTError(
-                .publishRefused,
-                "broker refused the message to \(topic): \(MosquittoText.reason(reasonCode))")
-        }
+        let ack = try await context.acknowledgement(of: mid)
+        if let failure = Self.failure(of: .success(ack), topic: topic) { throw failure }
     }
 
     /// Subscribes to topic filters; the returned sequence yields every matching message.

@@ -267,8 +267,14 @@ struct GpsdFaultScenarioTests {
 /// Scenarios 4 and 5: the broker killed during a trip; a link cut in the middle of PUBLISH packets.
 @Suite(.tags(.integration), .timeLimit(.minutes(3)))
 struct BrokerFaultScenarioTests {
-    /// Scenario 4: the broker SIGKILLed during a trip and restarted 10 s later: every point once,
-    /// in order. How long an outage lasts changes only the waits between attempts, which are the
+    /// Scenario 4: the broker SIGKILLed during a trip and restarted 10 s later: every point, in
+    /// order; twice only the points in flight when it died. A killed broker saves nothing (the
+    /// test broker has no persistence either): the contract's broker that forgets its sessions
+    /// (docs/topics.md), which gets the points of the batch in flight again (libmosquitto resends
+    /// a PUBLISH whose PUBREC had not come; the agent, finding no session, publishes them again).
+    /// The kill comes right after a track point, so that one is rarely in flight; under the whole
+    /// suite's load the agent once got 9 more points out before the kill, and one was (seq 12
+    /// twice). How long an outage lasts changes only the waits between attempts, which are the
     /// state machine's (`MQTTConnectionStateMachineTests`: a 120 s outage, which this test used
     /// to wait out, ends within 10 s of the broker's return).
     ///
@@ -277,7 +283,7 @@ struct BrokerFaultScenarioTests {
     /// broker forgets their subscriptions, and whatever the agent delivered before they were back
     /// would be delivered to no one. The proxy changes nothing else: the agent sees its connection
     /// reset by the broker's death and then refused, as without it.
-    @Test(.tags(.slow)) func everyPointArrivesOnceInOrderAfterTheBrokerIsKilled() async throws {
+    @Test(.tags(.slow)) func everyPointArrivesInOrderAfterTheBrokerIsKilled() async throws {
         let outage = 10
         // The fewest track points the drive makes in any 10 s at 25 times its pace, looped
         // (counted from its fix times: 104 points in 514 s).
@@ -326,10 +332,19 @@ struct BrokerFaultScenarioTests {
                 }
             }
             let seqs = try FaultScenario.trackSeqs(messages)
-            FaultScenario.report("broker killed for \(outage) s: \(seqs.count) track points delivered")
-            #expect(seqs == Array(1...max(1, seqs.count)), "every point once, in order")
+            var seen = Set<Int>()
+            let firsts = seqs.filter { seen.insert($0).inserted }
+            let again = seqs.count - firsts.count
+            FaultScenario.report(
+                "broker killed for \(outage) s: \(firsts.count) track points delivered, \(again) of them twice")
+            #expect(firsts == Array(1...max(1, firsts.count)), "every point, in order")
+            // Twice: only the batch in flight at the kill, a few consecutive points, each once more.
+            let twice = Dictionary(grouping: seqs, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+            #expect(twice.count <= 8, "\(twice.count) points twice: more than a batch in flight")
+            #expect(again == twice.count, "a point three times: \(seqs)")
+            #expect(twice.isEmpty || twice == Array(twice[0]...twice[twice.count - 1]), "not one batch: \(twice)")
             // The 3 points before the kill, the outage's (at least `pointsIn10s`), 3 after it.
-            #expect(seqs.count >= 6 + pointsIn10s, "\(seqs.count) points: the outage's were delivered")
+            #expect(firsts.count >= 6 + pointsIn10s, "\(firsts.count) points: the outage's were delivered")
             // The board is whole again: the activity's row at the latest seq the agent published.
             try await FaultScenario.waitForLatestRow(board, of: AgentHarness.envelopes(messages))
             try await AgentHarness.validateAgainstSchemas(messages)

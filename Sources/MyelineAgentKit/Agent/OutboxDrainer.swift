@@ -35,6 +35,10 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
         var requested = 0
         var completed = 0
         var waiters: [(round: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The round of the batch published and not yet acknowledged (or failed), if one is.
+        var inFlight: Int?
+        /// Whether a round found a batch in flight and left its work to the round after it.
+        var deferred = false
     }
 
     init(storage: AgentStorage, client: MQTTClient, logger: Logger) {
@@ -89,12 +93,18 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
         await cancelWhenGracefulShutdown {
             for await _ in self.signals {
                 let round = self.rounds.withLock { $0.requested }
-                await self.drain()
-                self.rounds.withLock { $0.completed = max($0.completed, round) }
-                self.resume { $0 <= round }
+                // A round that leaves a batch in flight ends with the batch's acknowledgement.
+                if await self.drain(round: round) { continue }
+                self.complete(round)
             }
         }
         resume { _ in true }
+    }
+
+    /// Round `round` has run to its end: its waiters go on.
+    private func complete(_ round: Int) {
+        rounds.withLock { $0.completed = max($0.completed, round) }
+        resume { $0 <= round }
     }
 
     private func resume(_ due: (Int) -> Bool) {
@@ -109,7 +119,22 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
     /// How many records one round publishes, all in flight at once.
     static let batchSize = 256
 
-    private func drain() async {
+    /// Publishes what the outbox holds, a batch at a time, while connected; returns whether it
+    /// left a batch in flight, which ends the round when the broker has acknowledged it.
+    ///
+    /// The last batch is not waited for: its acknowledgement is taken on the MQTT client's network
+    /// thread as it arrives (``AgentStorage/delivered(through:)`` is memory and a lock), and the
+    /// drainer is woken again only when there is more to do (a full batch, a failure, points
+    /// appended meanwhile). At 1 Hz the PUBCOMP of a point then wakes no thread of the agent's
+    /// but the network thread that reads it (issue 24: it woke the spool's thread, once a fix).
+    private func drain(round: Int) async -> Bool {
+        let busy = rounds.withLock { rounds -> Bool in
+            guard rounds.inFlight != nil else { return false }
+            rounds.deferred = true
+            return true
+        }
+        // The batch in flight signals again when it ends: this round is done by the one it starts.
+        if busy { return true }
         while client.isConnected, !Task.isCancelled {
             let records: [OutboxRecord]
             do {
@@ -117,21 +142,44 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
             } catch {
                 logger.error(
                     "Cannot read the outbox", metadata: ["event": "agent.outbox.unreadable", "error": "\(error)"])
-                return
+                return false
             }
-            guard !records.isEmpty else { return }
-            let (acknowledged, failure) = await client.publishInOrder(
-                records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) })
-            if let failure {
-                logger.debug(
-                    "Outbox delivery interrupted",
-                    metadata: ["event": "agent.delivery.interrupted", "error": "\(failure)"])
+            guard !records.isEmpty else { return false }
+            rounds.withLock { $0.inFlight = round }
+            let full = records.count == Self.batchSize
+            let indices = records.map(\.index)
+            await client.publishInOrder(
+                records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) }
+            ) { [self] acknowledged, failure in
+                batchEnded(indices: indices, acknowledged: acknowledged, failure: failure, full: full)
             }
-            guard acknowledged > 0 else { return }
-            storage.delivered(through: records[acknowledged - 1].index)
-            // A short batch was all there was: a point appended since then comes with its own
-            // notify(), so reading the outbox again would find nothing.
-            if acknowledged < records.count || records.count < Self.batchSize { return }
+            return true
+        }
+        return false
+    }
+
+    /// A batch's outcome, on the MQTT client's network thread (or the drainer's, when a message
+    /// was refused at once): takes the delivery of what was acknowledged, and either ends the
+    /// batch's round or, when there is more to do, signals a round that publishes it.
+    private func batchEnded(indices: [UInt64], acknowledged: Int, failure: (any Error)?, full: Bool) {
+        if let failure {
+            logger.debug(
+                "Outbox delivery interrupted", metadata: ["event": "agent.delivery.interrupted", "error": "\(failure)"])
+        }
+        if acknowledged > 0 { storage.delivered(through: indices[acknowledged - 1]) }
+        let (round, again) = rounds.withLock { rounds -> (Int?, Bool) in
+            defer {
+                rounds.inFlight = nil
+                rounds.deferred = false
+            }
+            // A whole full batch delivered: the outbox may hold more. A round deferred meanwhile
+            // has points appended since. A failure waits for the next notify() (a reconnection).
+            return (rounds.inFlight, rounds.deferred || (failure == nil && full))
+        }
+        if again {
+            signal.yield()
+        } else if let round {
+            complete(round)
         }
     }
 }
