@@ -59,6 +59,9 @@ let package = Package(
         // For the fuzz targets in Fuzzing/, which read the agent's configuration.
         .library(name: "MyelineConfiguration", targets: ["MyelineConfiguration"]),
         .library(name: "MyelineAgentKit", targets: ["MyelineAgentKit"]),
+        // For the benchmarks in Benchmarks/, which encode the agent's activity record (issue 24).
+        .library(name: "AgentStore", targets: ["AgentStore"]),
+        .library(name: "Tracking", targets: ["Tracking"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
