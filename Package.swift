@@ -59,6 +59,9 @@ let package = Package(
         // For the fuzz targets in Fuzzing/, which read the agent's configuration.
         .library(name: "MyelineConfiguration", targets: ["MyelineConfiguration"]),
         .library(name: "MyelineAgentKit", targets: ["MyelineAgentKit"]),
+        // For the benchmarks in Benchmarks/, which encode the agent's activity record (issue 24).
+        .library(name: "AgentStore", targets: ["AgentStore"]),
+        .library(name: "Tracking", targets: ["Tracking"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -88,6 +91,11 @@ let package = Package(
             name: "Locking",
             swiftSettings: essentials
         ),
+        // JSON written in JSONEncoder's forms without it, for what the agent writes at every fix (issue 24).
+        .target(
+            name: "DirectJSON",
+            swiftSettings: essentials
+        ),
         .target(
             name: "MQTT",
             dependencies: [
@@ -107,7 +115,7 @@ let package = Package(
         // the topic tree and the JSON codec, over LiveActivity's model.
         .target(
             name: "MyelineWire",
-            dependencies: ["LiveActivity"],
+            dependencies: ["DirectJSON", "LiveActivity"],
             swiftSettings: essentials
         ),
         // LiveActivity over MQTT: ActivityPublisher (the agent's publishing path too) and MQTTClient as its sink.
@@ -132,6 +140,7 @@ let package = Package(
         .target(
             name: "AgentStore",
             dependencies: [
+                "DirectJSON",
                 "Locking",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -148,7 +157,7 @@ let package = Package(
         ),
         .target(
             name: "Tracking",
-            dependencies: ["LiveActivity", "Location"],
+            dependencies: ["DirectJSON", "LiveActivity", "Location"],
             swiftSettings: essentials
         ),
         // Configuration reading shared by the executables: flags > MYELINE_* > YAML > defaults, the mqtt.* keys.
@@ -369,7 +378,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TrackingTests",
-            dependencies: ["Tracking", "LiveActivity", "Location"],
+            dependencies: ["Tracking", "LiveActivity", "Location", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -377,6 +386,7 @@ let package = Package(
             dependencies: [
                 "AgentStore",
                 "Locking",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -37,6 +37,7 @@ let package = Package(
         benchmarks("LocationBenchmarks", using: ["Location"]),
         benchmarks("LiveActivityBenchmarks", using: ["LiveActivity", "MyelineWire"]),
         benchmarks("BoardBenchmarks", using: ["Board", "LiveActivity", "MyelineWire"]),
+        benchmarks("AgentStoreBenchmarks", using: ["AgentStore", "LiveActivity", "Tracking"]),
         // The board's decode, apply and `--follow --json` line of scripts/bench's flood on one thread, for
         // callgrind's instruction counts (docs/benchmarks.md, "Aggregator: ingest, issue 17 item 11").
         .executableTarget(

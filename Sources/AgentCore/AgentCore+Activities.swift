@@ -249,14 +249,19 @@ extension AgentCore {
         return [.envelope(envelope, expiry: expiry)]
     }
 
-    /// The record to save for `activity` now.
-    private func record(of activity: RunningActivity, now: Date) throws -> Record {
-        Record(
+    /// The record to save for `activity` now; its trip totals are written without `JSONEncoder` (a
+    /// record a fix: issue 24), in the bytes it gives with sorted keys.
+    ///
+    /// - Throws: `AgentStoreError` with `.encoding` when a total is not a finite number.
+    private func record(of activity: RunningActivity, now: Date) throws(AgentStoreError) -> Record {
+        guard let totals = activity.tracker.snapshot(now: now).directJSON() else {
+            throw AgentStoreError(
+                .encoding, "the trip totals of activity \(activity.id) could not be encoded: a number is not finite")
+        }
+        return Record(
             activityID: activity.id, attributesType: Attributes.typeName, lastSeq: activity.model.lastEvent.seq,
-            trackSeq: activity.trackSeq, attributes: activity.model.attributes,
-            tripTotals: try JSONEncoder().encode(activity.tracker.snapshot(now: now)),
-            startedAt: activity.tracker.startedAt,
-            dismissalDate: activity.dismissalDate)
+            trackSeq: activity.trackSeq, attributes: activity.model.attributes, tripTotals: Data(totals),
+            startedAt: activity.tracker.startedAt, dismissalDate: activity.dismissalDate)
     }
 
     // MARK: - End

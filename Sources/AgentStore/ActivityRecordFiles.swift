@@ -16,15 +16,26 @@ import Logging
 /// than that is saved as ``ActivityStateStore/save(_:durable:)`` saves it, renamed over the file,
 /// whose descriptor is then let go. For a store on a storage device, use ``ActivityStateStore``.
 ///
+/// **Encoding**: each record is written without `JSONEncoder` (``ActivityRecordEncoder``), which
+/// encodes an activity's attributes once and reuses their JSON while they stay equal: the bytes
+/// are those `JSONEncoder` gave, and ``ActivityStateStore`` reads them as before.
+///
 /// Every method blocks the calling thread on file I/O; calls are serialised by a lock.
-public final class ActivityRecordFiles<Attributes: Codable & Sendable>: Sendable {
+public final class ActivityRecordFiles<Attributes: Codable & Equatable & Sendable>: Sendable {
     /// The largest record written in place: a page, the smallest there is (4 KiB).
     public static var maximumInPlaceSize: Int { 4096 }
 
     private let directory: String
     private let logger: Logger
-    /// The open file of each activity, and its length.
-    private let files = Locked([String: (fd: Int32, length: Int)]())
+    /// An activity's file, kept open, with its length and the encoder of its records.
+    private struct OpenFile: Sendable {
+        var fd: Int32
+        var length: Int
+        var encoder = ActivityRecordEncoder<Attributes>()
+    }
+
+    /// The open file of each activity.
+    private let files = Locked([String: OpenFile]())
 
     /// The records of `directory` (`ACTIVITY.state` files, as ``ActivityStateStore`` names them).
     public init(directory: String, logger: Logger) {
@@ -38,9 +49,9 @@ public final class ActivityRecordFiles<Attributes: Codable & Sendable>: Sendable
 
     /// Replaces `activity`'s record: in place when it fits a page, else atomically (not flushed).
     ///
-    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON,
-    ///   `.diskFull` or `.io` when the file cannot be written; then its descriptor is let go, and
-    ///   the next save opens it again.
+    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON or a
+    ///   date is not finite, `.diskFull` or `.io` when the file cannot be written; then its
+    ///   descriptor is let go, and the next save opens it again.
     public func save(_ activity: PersistedActivity<Attributes>) throws(AgentStoreError) {
         let store = ActivityStateStore<Attributes>(
             directory: directory, activityID: activity.activityID, logger: logger)
@@ -52,24 +63,25 @@ public final class ActivityRecordFiles<Attributes: Codable & Sendable>: Sendable
                     if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
                     let fd = try FileIO.openFile(store.path, create: true)
                     do throws(AgentStoreError) {
-                        file = (fd, try FileIO.length(fd, path: store.path))
+                        file = OpenFile(fd: fd, length: try FileIO.length(fd, path: store.path))
                     } catch {
                         FileIO.closeFile(fd)
                         throw error
                     }
                 }
-                guard let (fd, length) = file else { return }
-                let bytes = try ActivityStateStore<Attributes>.encode(activity, paddedTo: length)
+                guard var open = file else { return }
+                let bytes = try open.encoder.encode(activity, paddedTo: open.length)
                 guard bytes.count <= Self.maximumInPlaceSize else {
-                    FileIO.closeFile(fd)
+                    FileIO.closeFile(open.fd)
                     file = nil
                     try store.save(activity, durable: false)
                     return
                 }
-                try FileIO.write(fd, bytes, at: 0, path: store.path)
-                files[id] = (fd, bytes.count)
+                try FileIO.write(open.fd, bytes, at: 0, path: store.path)
+                open.length = bytes.count
+                files[id] = open
             } catch {
-                if let (fd, _) = file { FileIO.closeFile(fd) }
+                if let file { FileIO.closeFile(file.fd) }
                 throw error
             }
         }
@@ -79,7 +91,7 @@ public final class ActivityRecordFiles<Attributes: Codable & Sendable>: Sendable
     ///
     /// - Throws: `AgentStoreError` with `.io` when the file cannot be removed.
     public func remove(activityID: String) throws(AgentStoreError) {
-        if let (fd, _) = files.withLock({ $0.removeValue(forKey: activityID) }) { FileIO.closeFile(fd) }
+        if let file = files.withLock({ $0.removeValue(forKey: activityID) }) { FileIO.closeFile(file.fd) }
         try ActivityStateStore<Attributes>(directory: directory, activityID: activityID, logger: logger)
             .remove(durable: false)
     }

@@ -63,8 +63,9 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
     /// device when this returns, without it only in the kernel's hands (it survives the process,
     /// not a power cut: for a store in memory, on tmpfs).
     ///
-    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON,
-    ///   `.diskFull` or `.io` when the file cannot be written; the previous record then stays.
+    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON or a
+    ///   date is not finite, `.diskFull` or `.io` when the file cannot be written; the previous
+    ///   record then stays.
     public func save(_ activity: PersistedActivity<Attributes>, durable: Bool = true) throws(AgentStoreError) {
         let bytes = try Self.encode(activity, paddedTo: 0)
         let directory = FileIO.parentDirectory(of: path)
@@ -74,25 +75,35 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
 
     /// The file's bytes for `activity`: the header, then the JSON body, padded with spaces (JSON
     /// whitespace, inside the checksum) to `length` bytes in all when it is shorter
-    /// (``ActivityRecordFiles`` writes over a longer record in place).
+    /// (``ActivityRecordFiles`` writes over a longer record in place). The body is written directly
+    /// (``PersistedActivity/directJSON(attributesJSON:)``), around `attributesJSON`, the attributes'
+    /// JSON when the caller has it (``ActivityRecordEncoder``), else encoded here.
     ///
-    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON.
-    static func encode(_ activity: PersistedActivity<Attributes>, paddedTo length: Int) throws(AgentStoreError)
-        -> [UInt8]
-    {
-        var body: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            body = Array(try encoder.encode(activity))
-        } catch {
+    /// - Throws: `AgentStoreError` with `.encoding` when the attributes do not encode as JSON or a
+    ///   date is not finite.
+    static func encode(
+        _ activity: PersistedActivity<Attributes>, attributesJSON: [UInt8]? = nil, paddedTo length: Int
+    ) throws(AgentStoreError) -> [UInt8] {
+        let attributes: [UInt8]
+        if let attributesJSON { attributes = attributesJSON } else { attributes = try activity.attributesJSON() }
+        guard let body = activity.directJSON(attributesJSON: attributes) else {
             throw AgentStoreError(
-                .encoding, "the activity \(activity.activityID) could not be encoded as JSON: \(error)")
+                .encoding,
+                "the activity \(activity.activityID) could not be encoded as JSON: its start or dismissal date"
+                    + " is not a finite time")
         }
+        return file(body: body, paddedTo: length)
+    }
+
+    /// The file's bytes around a record's JSON `body`: the header, then the body padded with spaces
+    /// to `length` bytes in all when it is shorter.
+    static func file(body: [UInt8], paddedTo length: Int) -> [UInt8] {
+        var body = body
         if headerSize + body.count < length {
             body.append(contentsOf: repeatElement(UInt8(ascii: " "), count: length - headerSize - body.count))
         }
         var bytes = Self.magic
+        bytes.reserveCapacity(headerSize + body.count)
         bytes.appendLittleEndian(UInt32(body.count))
         bytes.appendLittleEndian(CRC32.checksum(body))
         bytes.append(contentsOf: body)
@@ -134,11 +145,14 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
         return activities
     }
 
-    private struct Damage: Error {
+    /// Why a file's bytes are not a record.
+    struct Damage: Error {
         var text: String
     }
 
-    private static func decode(_ bytes: [UInt8]) -> Result<PersistedActivity<Attributes>, Damage> {
+    /// The record in a file's bytes, read with `JSONDecoder`: what every agent wrote, before and
+    /// after its record was written without `JSONEncoder`.
+    static func decode(_ bytes: [UInt8]) -> Result<PersistedActivity<Attributes>, Damage> {
         guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic else {
             return .failure(Damage(text: "no valid header"))
         }

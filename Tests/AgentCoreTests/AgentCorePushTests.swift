@@ -1,4 +1,5 @@
 import AgentCore
+@_spi(Benchmarks) import AgentStore
 import Foundation
 import LiveActivity
 import MyelineWire
@@ -78,6 +79,30 @@ struct AgentCorePushTests {
         #expect(content.state.destination == Self.market)
         #expect(content.state.status == "Out for delivery")
         #expect(content.relevanceScore == 80)
+    }
+
+    @Test("the record saved at a fix holds the tracker's totals, and both are the bytes JSONEncoder wrote")
+    func savedRecordIsWhatJSONEncoderWrote() throws {
+        var script = Script()
+        script.start()
+        script.at(1, Script.location(1))
+        script.at(2, Self.command(.update, destination: Self.market, status: "Out / \"back\" at 5", relevanceScore: 80))
+        script.at(3, Script.location(3, north: 120))
+        let record = try #require(script.actions.savedRecords.last)
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = [.sortedKeys]
+        // The totals, as the previous agent wrote them (with sorted keys) and as a restart reads them.
+        let totals = try JSONDecoder().decode(TripAccumulator.Snapshot.self, from: record.tripTotals)
+        #expect(record.tripTotals == (try sorted.encode(totals)))
+        #expect(totals.status == "Out / \"back\" at 5")
+        #expect(totals.destination == Self.market)
+        #expect(totals.relevanceScore == 80)
+        #expect(totals.distance > 100 && totals.lastCounted != nil)
+        // The record's file, as the spool writes it: JSONEncoder's bytes, which read back equal.
+        var encoder = ActivityRecordEncoder<LocationActivityAttributes>()
+        let body = Data(try encoder.encode(record).dropFirst(16))
+        #expect(body == (try sorted.encode(record)))
+        #expect(try JSONDecoder().decode(AgentCore.Record.self, from: body) == record)
     }
 
     @Test("a status over ActivityKit's 4 KiB is refused and changes nothing")
