@@ -259,6 +259,23 @@ import Testing
         #expect(throws: Never.self) { try GpsdConfiguration(incompleteEpochTimeout: .zero).validate() }
     }
 
+    /// An altitude above the ellipsoid alone (`altHAE`, no `altMSL`) is an altitude too: the next
+    /// epoch without one waits for it, as after `altMSL`.
+    @Test func anEllipsoidAltitudeAloneIsExpectedAgain() {
+        var decoder = GpsdDecoder()
+        var output: [LocationUpdate] = []
+        let time = Self.time(0)
+        let lines = [
+            #"{"class":"TPV","mode":3,"time":"\#(time)","lat":44.0689,"lon":-121.31427,"altHAE":1123.4}"#,
+            Self.tpv(1),
+        ]
+        for line in lines {
+            _ = Array(line.utf8).withUnsafeBufferPointer { decoder.decodeLine($0, into: &output) }
+        }
+        #expect(output.first?.fix?.altitude == nil && output.first?.fix?.quality.ellipsoidAltitude == 1123.4)
+        #expect(decoder.pendingEpochAwaitsAltitude)
+    }
+
     /// A reconnection forgets what the receiver sent: the first epoch after it waits for its
     /// altitude again.
     @Test func aReconnectionExpectsAnAltitudeAgain() {

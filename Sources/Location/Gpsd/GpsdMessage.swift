@@ -61,7 +61,8 @@ struct GpsdTPV: Equatable {
     /// Whether this TPV holds an altitude of any kind.
     var hasAltitude: Bool { altitudeMSL != nil || altitudeHAE != nil || altitude != nil }
 
-    /// The fields of a fix that gpsd may send in a later TPV of the same epoch.
+    /// The fields of a fix that gpsd may send in a later TPV of the same epoch (`altitude`: any of
+    /// them, as ``hasAltitude``; `ellipsoidAltitude`: `altHAE` besides).
     struct Fields: OptionSet, Equatable {
         let rawValue: UInt16
         static let altitude = Fields(rawValue: 1 << 0)
@@ -81,7 +82,7 @@ struct GpsdTPV: Equatable {
     /// Which of ``Fields`` this TPV (or merged epoch) holds.
     var fields: Fields {
         var fields: Fields = []
-        if altitudeMSL != nil || altitude != nil { fields.insert(.altitude) }
+        if hasAltitude { fields.insert(.altitude) }
         if altitudeHAE != nil { fields.insert(.ellipsoidAltitude) }
         if speed != nil { fields.insert(.speed) }
         if track != nil { fields.insert(.track) }

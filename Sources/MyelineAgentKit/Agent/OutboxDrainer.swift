@@ -119,8 +119,9 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
     /// How many records one round publishes, all in flight at once.
     static let batchSize = 256
 
-    /// Publishes what the outbox holds, a batch at a time, while connected; returns whether it
-    /// left a batch in flight, which ends the round when the broker has acknowledged it.
+    /// Publishes the outbox's oldest batch, if connected; returns whether it left a batch in
+    /// flight, which ends the round when the broker has acknowledged it (and starts the next
+    /// round when there is more).
     ///
     /// The last batch is not waited for: its acknowledgement is taken on the MQTT client's network
     /// thread as it arrives (``AgentStorage/delivered(through:)`` is memory and a lock), and the
@@ -135,27 +136,24 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
         }
         // The batch in flight signals again when it ends: this round is done by the one it starts.
         if busy { return true }
-        while client.isConnected, !Task.isCancelled {
-            let records: [OutboxRecord]
-            do {
-                records = try await storage.peek(max: Self.batchSize)
-            } catch {
-                logger.error(
-                    "Cannot read the outbox", metadata: ["event": "agent.outbox.unreadable", "error": "\(error)"])
-                return false
-            }
-            guard !records.isEmpty else { return false }
-            rounds.withLock { $0.inFlight = round }
-            let full = records.count == Self.batchSize
-            let indices = records.map(\.index)
-            await client.publishInOrder(
-                records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) }
-            ) { [self] acknowledged, failure in
-                batchEnded(indices: indices, acknowledged: acknowledged, failure: failure, full: full)
-            }
-            return true
+        guard client.isConnected, !Task.isCancelled else { return false }
+        let records: [OutboxRecord]
+        do {
+            records = try await storage.peek(max: Self.batchSize)
+        } catch {
+            logger.error("Cannot read the outbox", metadata: ["event": "agent.outbox.unreadable", "error": "\(error)"])
+            return false
         }
-        return false
+        guard !records.isEmpty else { return false }
+        rounds.withLock { $0.inFlight = round }
+        let full = records.count == Self.batchSize
+        let indices = records.map(\.index)
+        await client.publishInOrder(
+            records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) }
+        ) { [self] acknowledged, failure in
+            batchEnded(indices: indices, acknowledged: acknowledged, failure: failure, full: full)
+        }
+        return true
     }
 
     /// A batch's outcome, on the MQTT client's network thread (or the drainer's, when a message
