@@ -144,100 +144,81 @@ struct AggregatorIntegrationTests {
     /// stale, go offline when an agent is killed, end and go at their dismissal date, the filter key
     /// works, and `q` restores the terminal.
     @Test(.timeLimit(.minutes(2))) func theBoardInTmuxWithRealAgents() async throws {
-        let tmux = try executablePath("tmux", package: "tmux")
         try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
             try await withTemporaryDirectory { directory in
-                let socket = "\(directory)/tmux.sock"
-                func run(_ arguments: [String]) async throws -> String {
-                    try await runProgram(tmux, ["-S", socket] + arguments)
-                }
-                // The shell records the board's exit status in a file: tmux's own record of it is
-                // not reliably there when the pane is reported dead.
                 let command =
                     "\(try builtProductPath("myeline-aggregator")) --broker \(broker.address.description) "
-                    + "2>\(directory)/board.log; echo $? > \(directory)/status"
-                _ = try await run(["new-session", "-d", "-x", "120", "-y", "40", "-s", "board", command])
-                // The tmux server this test started, stopped by its PID however the test ends.
-                let server =
-                    pid_t(
-                        try await run(["display", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-                defer { if server > 0 { kill(server, SIGTERM) } }
-                _ = try await run(["set-option", "-t", "board", "remain-on-exit", "on"])
-
-                // Four trackers replaying a real receiver's capture. truck-2's content is stale one
-                // second after each fix, and it publishes at most every 5 s; taxi-5's ended row goes
-                // 2 s after its end.
-                var agents: [String: TestProcess] = [:]
-                defer { for agent in agents.values { agent.signal(SIGKILL) } }
-                let settings: [(String, [String: String])] = [
-                    ("van-7", [:]),
-                    ("truck-2", ["MYELINE_UPDATES_STALE_AFTER": "1"]),
-                    ("bike-4", [:]),
-                    ("taxi-5", ["MYELINE_ACTIVITY_DISMISSAL": "after:2"]),
-                ]
-                for (device, environment) in settings {
-                    try FileManager.default.createDirectory(
-                        atPath: "\(directory)/\(device)", withIntermediateDirectories: true)
-                    agents[device] = try AgentHarness.agent(
-                        broker, state: "\(directory)/\(device)", environment: environment, device: device)
-                }
-                func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws
-                    -> String
-                {
-                    try await withDeadline(.seconds(30), what: what) {
-                        while true {
-                            let pane = try await runProgram(tmux, ["-S", socket, "capture-pane", "-p", "-t", "board"])
-                            if predicate(pane) { return pane }
-                            try await Task.sleep(for: .milliseconds(100))
-                        }
+                    + "2>\(directory)/board.log"
+                try await TmuxPane.with(command, in: directory, columns: 120, rows: 40) { pane in
+                    // Four trackers replaying a real receiver's capture. truck-2's content is stale one
+                    // second after each fix, and it publishes at most every 5 s; taxi-5's ended row goes
+                    // 2 s after its end.
+                    var agents: [String: TestProcess] = [:]
+                    defer { for agent in agents.values { agent.signal(SIGKILL) } }
+                    let settings: [(String, [String: String])] = [
+                        ("van-7", [:]),
+                        ("truck-2", ["MYELINE_UPDATES_STALE_AFTER": "1"]),
+                        ("bike-4", [:]),
+                        ("taxi-5", ["MYELINE_ACTIVITY_DISMISSAL": "after:2"]),
+                    ]
+                    for (device, environment) in settings {
+                        try FileManager.default.createDirectory(
+                            atPath: "\(directory)/\(device)", withIntermediateDirectories: true)
+                        agents[device] = try AgentHarness.agent(
+                            broker, state: "\(directory)/\(device)", environment: environment, device: device)
                     }
-                }
-                /// The row of `device` in `pane`, if shown.
-                @Sendable func row(_ device: String, in pane: String) -> Substring? {
-                    pane.split(separator: "\n").first { $0.hasPrefix(device + " ") }
-                }
-                // Rows appear with the receiver's position (41.57 N, 93.75 W).
-                let first = try await waitForPane("four rows with positions") { pane in
-                    pane.contains("4 activities")
-                        && ["van-7", "bike-4", "taxi-5"].allSatisfy { row($0, in: pane)?.contains("41.57") == true }
-                }
-                #expect(row("van-7", in: first)?.contains("ACTIVE") == true)
-                #expect(try await run(["display", "-p", "-t", "board", "#{alternate_on}"]).contains("1"))
-                _ = try await waitForPane("truck-2 to turn stale") { row("truck-2", in: $0)?.contains("STALE") == true }
-
-                // A killed tracker goes offline: the broker publishes its will.
-                try await AgentHarness.kill(try #require(agents["bike-4"]))
-                _ = try await waitForPane("bike-4 offline") { row("bike-4", in: $0)?.contains("OFFLINE") == true }
-
-                // A stopped activity shows as ended, then goes at its dismissal date.
-                let stop = try await IntentCommandIntegrationTests.agent([
-                    "stop", "--device", "taxi-5", "--broker", "\(broker.address)", "--config",
-                    try IntentCommandIntegrationTests.emptyConfiguration(in: directory),
-                ])
-                #expect(stop.status == 0, "stop: \(stop.standardError)")
-                _ = try await waitForPane("taxi-5 ended") { row("taxi-5", in: $0)?.contains("ENDED") == true }
-                let dismissed = try await waitForPane("taxi-5 to go") { $0.contains("3 activities") }
-                // The tracker stays on the board as a device without an activity (it was invisible).
-                #expect(row("taxi-5", in: dismissed)?.contains("IDLE") == true)
-                #expect(row("taxi-5", in: dismissed)?.contains("no activity") == true)
-                #expect(row("van-7", in: dismissed)?.contains("ACTIVE") == true, "the others stay")
-
-                _ = try await run(["send-keys", "-t", "board", "/", "t", "r", "Enter"])
-                let filtered = try await waitForPane("the filter") { $0.contains("filter: tr ·") }
-                #expect(row("truck-2", in: filtered) != nil && row("van-7", in: filtered) == nil)
-                _ = try await run(["send-keys", "-t", "board", "q"])
-                let statusFile = "\(directory)/status"
-                let status = try await withDeadline(.seconds(20), what: "the board to quit") {
-                    while true {
-                        if let text = try? String(contentsOfFile: statusFile, encoding: .utf8), text.hasSuffix("\n") {
-                            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+                    /// The board's log and the end of what each agent said, for a failure's message.
+                    func diagnostics() -> String {
+                        let log = (try? String(contentsOfFile: "\(directory)/board.log", encoding: .utf8)) ?? ""
+                        let said = agents.sorted { $0.key < $1.key }.map { device, agent in
+                            "\(device) said:\n" + agent.output.split(separator: "\n").suffix(20).joined(separator: "\n")
                         }
-                        try await Task.sleep(for: .milliseconds(100))
+                        return "the board's log:\n\(log.suffix(4000))\n" + said.joined(separator: "\n")
                     }
+                    func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws
+                        -> String
+                    {
+                        try await pane.waitFor(what, diagnostics: diagnostics, predicate)
+                    }
+                    /// The row of `device` in `pane`, if shown.
+                    @Sendable func row(_ device: String, in pane: String) -> Substring? {
+                        pane.split(separator: "\n").first { $0.hasPrefix(device + " ") }
+                    }
+                    // Rows appear with the receiver's position (41.57 N, 93.75 W).
+                    let first = try await waitForPane("four rows with positions") { pane in
+                        pane.contains("4 activities")
+                            && ["van-7", "bike-4", "taxi-5"].allSatisfy { row($0, in: pane)?.contains("41.57") == true }
+                    }
+                    #expect(row("van-7", in: first)?.contains("ACTIVE") == true)
+                    #expect(try await pane.alternateScreen())
+                    _ = try await waitForPane("truck-2 to turn stale") {
+                        row("truck-2", in: $0)?.contains("STALE") == true
+                    }
+
+                    // A killed tracker goes offline: the broker publishes its will.
+                    try await AgentHarness.kill(try #require(agents["bike-4"]))
+                    _ = try await waitForPane("bike-4 offline") { row("bike-4", in: $0)?.contains("OFFLINE") == true }
+
+                    // A stopped activity shows as ended, then goes at its dismissal date.
+                    let stop = try await IntentCommandIntegrationTests.agent([
+                        "stop", "--device", "taxi-5", "--broker", "\(broker.address)", "--config",
+                        try IntentCommandIntegrationTests.emptyConfiguration(in: directory),
+                    ])
+                    #expect(stop.status == 0, "stop: \(stop.standardError)")
+                    _ = try await waitForPane("taxi-5 ended") { row("taxi-5", in: $0)?.contains("ENDED") == true }
+                    let dismissed = try await waitForPane("taxi-5 to go") { $0.contains("3 activities") }
+                    // The tracker stays on the board as a device without an activity (it was invisible).
+                    #expect(row("taxi-5", in: dismissed)?.contains("IDLE") == true)
+                    #expect(row("taxi-5", in: dismissed)?.contains("no activity") == true)
+                    #expect(row("van-7", in: dismissed)?.contains("ACTIVE") == true, "the others stay")
+
+                    try await pane.send("/", "t", "r", "Enter")
+                    let filtered = try await waitForPane("the filter") { $0.contains("filter: tr ·") }
+                    #expect(row("truck-2", in: filtered) != nil && row("van-7", in: filtered) == nil)
+                    try await pane.send("q")
+                    #expect(try await pane.exitStatus() == "0", "the board's exit status")
+                    #expect(try await !pane.alternateScreen(), "the alternate screen is left")
                 }
-                #expect(status == "0", "the board's exit status")
-                let after = try await run(["display", "-p", "-t", "board", "#{alternate_on}"])
-                #expect(after.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the alternate screen is left")
             }
         }
     }
@@ -316,54 +297,42 @@ struct AggregatorIntegrationTests {
     /// activity, the offline one and the recent alerts are on screen; `l` switches the layout live.
     @Test(.timeLimit(.minutes(2)), arguments: [80, 160])
     func theBoardFitsTheTerminalInTmux(columns: Int) async throws {
-        let tmux = try executablePath("tmux", package: "tmux")
         try await TestBroker.with(extraConfiguration: Self.tunedBroker) { broker in
             try await Self.publish(Self.showcase(), to: broker)
             try await withTemporaryDirectory { directory in
-                let socket = "\(directory)/tmux.sock"
-                func run(_ arguments: [String]) async throws -> String {
-                    try await runProgram(tmux, ["-S", socket] + arguments)
-                }
                 let command =
                     "\(try builtProductPath("myeline-aggregator")) --broker \(broker.address.description) --no-bell "
                     + "2>\(directory)/board.log"
-                _ = try await run(["new-session", "-d", "-x", "\(columns)", "-y", "24", "-s", "board", command])
-                let server =
-                    pid_t(
-                        try await run(["display", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-                defer { if server > 0 { kill(server, SIGTERM) } }
-                func waitForPane(_ what: String, _ predicate: @escaping @Sendable (String) -> Bool) async throws
-                    -> String
-                {
-                    try await withDeadline(.seconds(30), what: what) {
-                        while true {
-                            let pane = try await runProgram(tmux, ["-S", socket, "capture-pane", "-p", "-t", "board"])
-                            if predicate(pane) { return pane }
-                            try await Task.sleep(for: .milliseconds(100))
-                        }
+                try await TmuxPane.with(command, in: directory, columns: columns, rows: 24) { tmux in
+                    let log = { (try? String(contentsOfFile: "\(directory)/board.log", encoding: .utf8)) ?? "" }
+                    let pane = try await tmux.waitFor("the fleet", diagnostics: log) {
+                        $0.contains("spare-3") && $0.contains("van-7")
                     }
+                    print("The board in tmux at \(columns) columns:\n\(pane)")
+                    let lines = pane.split(separator: "\n")
+                    let titles = try #require(lines.first { $0.hasPrefix("DEVICE") })
+                    for title in ["STATE", "AGE", "SINCE", "LOCATION", "KM/H", "PROG", "ETA", "ALERT"] {
+                        #expect(titles.contains(title), "\(title) at \(columns) columns")
+                    }
+                    #expect(titles.contains("HEALTH") == (columns >= 160))
+                    let van = try #require(lines.first { $0.hasPrefix("van-7 ") })
+                    #expect(van.contains("45%") && van.contains("Oversp"), "\(van)")
+                    #expect(lines.contains { $0.hasPrefix("car-1 ") && $0.contains("OFFLINE") })
+                    #expect(
+                        lines.contains { $0.hasPrefix("spare-3 ") && $0.contains("IDLE") && $0.contains("no activity") }
+                    )
+                    #expect(pane.contains("alerts: ") && pane.contains("van-7: Overspeed"))
+                    if columns >= 160 {
+                        #expect(lines.contains { $0.hasPrefix("truck-2 ") && $0.contains("clock -1h56m") })
+                    }
+                    try await tmux.send("l")
+                    let expanded = try await tmux.waitFor("the expanded layout", diagnostics: log) {
+                        $0.contains("  device: ")
+                    }
+                    #expect(expanded.contains("van-7 · Van 7 (B-MY 123, Anna)"))
+                    try await tmux.send("q")
+                    #expect(try await tmux.exitStatus() == "0", "the board's exit status")
                 }
-                let pane = try await waitForPane("the fleet") { $0.contains("spare-3") && $0.contains("van-7") }
-                print("The board in tmux at \(columns) columns:\n\(pane)")
-                let lines = pane.split(separator: "\n")
-                let titles = try #require(lines.first { $0.hasPrefix("DEVICE") })
-                for title in ["STATE", "AGE", "SINCE", "LOCATION", "KM/H", "PROG", "ETA", "ALERT"] {
-                    #expect(titles.contains(title), "\(title) at \(columns) columns")
-                }
-                #expect(titles.contains("HEALTH") == (columns >= 160))
-                let van = try #require(lines.first { $0.hasPrefix("van-7 ") })
-                #expect(van.contains("45%") && van.contains("Oversp"), "\(van)")
-                #expect(lines.contains { $0.hasPrefix("car-1 ") && $0.contains("OFFLINE") })
-                #expect(
-                    lines.contains { $0.hasPrefix("spare-3 ") && $0.contains("IDLE") && $0.contains("no activity") })
-                #expect(pane.contains("alerts: ") && pane.contains("van-7: Overspeed"))
-                if columns >= 160 {
-                    #expect(lines.contains { $0.hasPrefix("truck-2 ") && $0.contains("clock -1h56m") })
-                }
-                _ = try await run(["send-keys", "-t", "board", "l"])
-                let expanded = try await waitForPane("the expanded layout") { $0.contains("  device: ") }
-                #expect(expanded.contains("van-7 · Van 7 (B-MY 123, Anna)"))
-                _ = try await run(["send-keys", "-t", "board", "q"])
             }
         }
     }

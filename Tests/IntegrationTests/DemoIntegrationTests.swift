@@ -199,47 +199,26 @@ struct DemoIntegrationTests {
     /// says what it stops, stops it, and leaves nothing behind.
     @Test func qOnTheBoardStopsTheDemo() async throws {
         let bin = URL(fileURLWithPath: try builtProductPath("myeline-agent")).deletingLastPathComponent().path
-        let tmux = try executablePath("tmux", package: "tmux")
         try await withTemporaryDirectory { directory in
-            let socket = "\(directory)/tmux.sock"
-            func run(_ arguments: [String]) async throws -> String {
-                try await runProgram(tmux, ["-S", socket] + arguments)
-            }
-            let command =
-                "bash \(DeploymentFiles.path("scripts/demo")) --bin \(bin) 2>\(directory)/demo.log; echo $? > \(directory)/status"
-            _ = try await run(["new-session", "-d", "-x", "160", "-y", "30", "-s", "demo", command])
-            let server =
-                pid_t(try await run(["display", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            var started: [ProcessEntry] = []
-            defer {
-                for process in started where process.isAlive { kill(process.pid, SIGKILL) }
-                if server > 0 { kill(server, SIGTERM) }
-            }
-            _ = try await withDeadline(.seconds(90), what: "the board with the fleet's names") {
-                while true {
-                    let pane = try await runProgram(tmux, ["-S", socket, "capture-pane", "-p", "-t", "demo"])
-                    if pane.contains("Van 7") && pane.contains("gps-2") { return pane }
-                    try await Task.sleep(for: .milliseconds(200))
+            let command = "bash \(DeploymentFiles.path("scripts/demo")) --bin \(bin) 2>\(directory)/demo.log"
+            try await TmuxPane.with(command, in: directory, columns: 160, rows: 30, session: "demo") { pane in
+                var started: [ProcessEntry] = []
+                defer { for process in started where process.isAlive { kill(process.pid, SIGKILL) } }
+                let log = { (try? String(contentsOfFile: "\(directory)/demo.log", encoding: .utf8)) ?? "" }
+                _ = try await pane.waitFor("the board with the fleet's names", timeout: .seconds(90), diagnostics: log)
+                {
+                    $0.contains("Van 7") && $0.contains("gps-2")
                 }
+                started = ProcessEntry.descendants(of: pane.server)
+                #expect(started.contains { $0.command == "myeline-agent" })
+                try await pane.send("q")
+                #expect(try await pane.exitStatus(timeout: .seconds(30)) == "0")
+                #expect(log().contains("demo: the board ended"), "\(log())")
+                #expect(
+                    log().contains("demo: stopping what it started") && log().contains("demo: stopped; removed"),
+                    "\(log())")
+                #expect(started.filter(\.isAlive).isEmpty, "still running: \(started.filter(\.isAlive))")
             }
-            started = ProcessEntry.descendants(of: server)
-            #expect(started.contains { $0.command == "myeline-agent" })
-            _ = try await run(["send-keys", "-t", "demo", "q"])
-            let status = try await withDeadline(.seconds(30), what: "the demo to end") {
-                while true {
-                    if let text = try? String(contentsOfFile: "\(directory)/status", encoding: .utf8),
-                        text.hasSuffix("\n")
-                    {
-                        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-                    }
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-            }
-            #expect(status == "0")
-            let log = try String(contentsOfFile: "\(directory)/demo.log", encoding: .utf8)
-            #expect(log.contains("demo: the board ended"), "\(log)")
-            #expect(log.contains("demo: stopping what it started") && log.contains("demo: stopped; removed"), "\(log)")
-            #expect(started.filter(\.isAlive).isEmpty, "still running: \(started.filter(\.isAlive))")
         }
     }
 }
