@@ -57,6 +57,30 @@ struct GpsdEpochIntegrationTests {
         return epochs
     }
 
+    /// For a failure's message: for each of `keys`, whether the source reported that epoch at all,
+    /// the source's fixes around it (time key, altitude), and gpspipe's TPVs of that epoch.
+    static func explain(_ keys: [Int64], fixes: [LocationFix], piped: String) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return keys.map { key in
+            let index = fixes.firstIndex { CheckFile.key($0.time) >= key } ?? fixes.endIndex
+            let around = fixes[max(0, index - 2)..<min(fixes.count, index + 3)].map {
+                "\(CheckFile.key($0.time)) altitude \($0.altitude.map { "\($0)" } ?? "none")"
+            }
+            let reported = index < fixes.count && CheckFile.key(fixes[index].time) == key
+            let tpvs = piped.split(whereSeparator: \.isNewline).filter { line in
+                guard line.contains("\"TPV\""), let start = line.range(of: "\"time\":\"")?.upperBound,
+                    let end = line[start...].firstIndex(of: "\""),
+                    let time = formatter.date(from: String(line[start..<end]))
+                else { return false }
+                return CheckFile.key(time) == key
+            }
+            return "epoch \(key): \(reported ? "reported without the altitude" : "not reported by the source"); "
+                + "the source's fixes around it: \(around.joined(separator: ", "))\ngpspipe's TPVs of it:\n"
+                + tpvs.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
+
     @Test func everyFixCarriesTheAltitudeGpsdSentForItsEpoch() async throws {
         let (fixes, piped, cutoff) = try await withTemporaryDirectory { directory in
             // The capture twice, continuous and dated now (what scripts/bench plays).
@@ -141,6 +165,7 @@ struct GpsdEpochIntegrationTests {
         // The test exercises what it is about: gpsd did send epochs in parts.
         #expect(inParts > 0, "gpsd sent no epoch in parts: the capture no longer reproduces the failure")
         #expect(withAltitude.count > Self.pacedEpochs / 2)
-        #expect(missing.isEmpty, "\(missing.count) fixes without the altitude gpsd sent for their epoch")
+        let explained = Self.explain(missing.sorted(), fixes: fixes, piped: piped)
+        #expect(missing.isEmpty, "\(missing.count) fixes without the altitude gpsd sent for their epoch:\n\(explained)")
     }
 }
