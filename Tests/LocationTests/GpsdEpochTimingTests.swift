@@ -190,10 +190,42 @@ import Testing
                 Arrival(at: 4.85, line: tpv(4, altitude: 1145.6)),
             ],
             end: 6,
+            // A 3D epoch without its altitude waits for it until the next epoch, until three 3D
+            // fixes in a row came without one.
             reported: [
                 Reported(second: 0, at: 0.5, altitude: 1144.8), Reported(second: 1, at: 2, altitude: nil),
-                Reported(second: 2, at: 2.5, altitude: nil), Reported(second: 3, at: 3.5, altitude: 1145.5),
+                Reported(second: 2, at: 3, altitude: nil), Reported(second: 3, at: 3.5, altitude: 1145.5),
                 Reported(second: 4, at: 4.85, altitude: 1145.6),
+            ]),
+        Row(
+            // The failure GpsdEpochIntegrationTests found (a stress run): the capture's first pass
+            // ended with an epoch gpsd sent without its altitude, and the next one, whole but for
+            // the altitude gpsd sends 0.85 s after its first TPV, went at once without it (every
+            // field the fix before it had, and its SKY).
+            name: "after a fix without its altitude, a 3D epoch in parts still waits for its altitude",
+            arrivals: [
+                Arrival(at: 0, line: sky), Arrival(at: 0.125, line: tpv(0, altitude: 1144.8)),
+                Arrival(at: 1.0, line: sky), Arrival(at: 1.125, line: tpv(1)),
+                Arrival(at: 2.0, line: sky), Arrival(at: 2.125, line: tpv(2)),
+                Arrival(at: 2.975, line: tpv(2, altitude: 1145.0)),
+            ],
+            end: 5,
+            reported: [
+                Reported(second: 0, at: 0.625, altitude: 1144.8), Reported(second: 1, at: 2.125, altitude: nil),
+                Reported(second: 2, at: 2.975, altitude: 1145.0),
+            ]),
+        Row(
+            // A receiver whose 3D fixes carry no altitude: three epochs held until the next, then
+            // the usual (the fourth's SKY came while the third was held: the epoch timeout).
+            name: "3D fixes without altitudes hold three epochs",
+            arrivals: (0..<5).flatMap { second in
+                [Arrival(at: Double(second), line: sky), Arrival(at: Double(second) + 0.125, line: tpv(second))]
+            },
+            end: 6,
+            reported: [
+                Reported(second: 0, at: 1.125, altitude: nil), Reported(second: 1, at: 2.125, altitude: nil),
+                Reported(second: 2, at: 3.125, altitude: nil), Reported(second: 3, at: 3.625, altitude: nil),
+                Reported(second: 4, at: 4.125, altitude: nil),
             ]),
         Row(
             name: "an incomplete epoch timeout at the epoch timeout turns the holding off",

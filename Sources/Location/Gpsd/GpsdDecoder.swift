@@ -65,6 +65,12 @@ public struct GpsdDecoder {
     /// them, and its SKY, is whole (``pendingEpochIsComplete``). `nil` after the start and each
     /// reconnection, so that the first epoch waits for its altitude and is never taken as whole.
     private var expectedFields: GpsdTPV.Fields?
+    /// How many 3D fixes in a row came without an altitude (since the start or the last
+    /// reconnection): from ``threeDimensionalWithoutAltitudeLimit`` on, a 3D epoch without one
+    /// is not held for it (``pendingEpochAwaitsAltitude``).
+    private var threeDimensionalWithoutAltitude = 0
+    /// How many 3D fixes without an altitude make the decoder stop waiting for one in 3D epochs.
+    static let threeDimensionalWithoutAltitudeLimit = 3
     private var log: OnceLogger
 
     /// Creates a decoder.
@@ -91,16 +97,22 @@ public struct GpsdDecoder {
     /// Whether an epoch is waiting to become an update.
     var hasPendingEpoch: Bool { pending != nil }
 
-    /// Whether the epoch in progress is a fix without an altitude while the fix before it had one:
+    /// Whether the epoch in progress is a fix without an altitude while one is to be expected:
     /// gpsd has not sent all of it yet. gpsd 3.22 sends an epoch of a u-blox 8's NMEA as a TPV at
-    /// RMC and, about 0.85 s later (after the next epoch's SKY), one of the same time with the
-    /// altitude; the live source holds such an epoch longer (``GpsdConfiguration/incompleteEpochTimeout``)
-    /// and reports it as soon as the altitude comes. An epoch that ends without one (a receiver that
-    /// lost its vertical fix, or sends no GGA) clears the expectation until a fix has one again, so
-    /// a receiver without altitudes costs one held epoch per connection.
+    /// RMC (3D, without the altitude) and, about 0.85 s later (after the next epoch's SKY), one of
+    /// the same time with the altitude; the live source holds such an epoch longer
+    /// (``GpsdConfiguration/incompleteEpochTimeout``) and reports it as soon as the altitude comes.
+    ///
+    /// Expected: after a fix with an altitude, and in a 3D epoch (a 3D fix has one) unless
+    /// ``threeDimensionalWithoutAltitudeLimit`` 3D fixes in a row came without. So an epoch that
+    /// ended without its altitude (a receiver that lost its vertical fix, the last epoch before a
+    /// capture's gap) does not make the next 3D epoch go without the altitude gpsd is still to
+    /// send; a receiver without altitudes costs one held epoch per connection in 2D, three in 3D.
     var pendingEpochAwaitsAltitude: Bool {
-        guard expectedFields?.contains(.altitude) ?? true, let epoch = pending else { return false }
-        return epoch.isFix && !epoch.hasAltitude
+        guard let epoch = pending, epoch.isFix, !epoch.hasAltitude else { return false }
+        if expectedFields?.contains(.altitude) ?? true { return true }
+        return epoch.fields.contains(.threeDimensional)
+            && threeDimensionalWithoutAltitude < Self.threeDimensionalWithoutAltitudeLimit
     }
 
     /// Whether the epoch in progress is a fix with every field the fix before it had, and with its
@@ -111,9 +123,11 @@ public struct GpsdDecoder {
     /// of the epoch before and its first TPV (gpsd sends SKY first: not the learned order, which a
     /// connection made between an epoch's SKY and its TPV learns wrong). Never the first epoch
     /// after the start or a reconnection, nor a fix with fewer fields than the one before (a
-    /// receiver whose epochs come in parts waits for the rest, as before).
+    /// receiver whose epochs come in parts waits for the rest, as before), nor one that awaits its
+    /// altitude (``pendingEpochAwaitsAltitude``).
     var pendingEpochIsComplete: Bool {
-        guard let expected = expectedFields, let epoch = pending, epoch.isFix, epoch.fields.isSuperset(of: expected)
+        guard let expected = expectedFields, let epoch = pending, epoch.isFix, epoch.fields.isSuperset(of: expected),
+            !pendingEpochAwaitsAltitude
         else { return false }
         if skyAfter != nil { return true }
         guard let skyBefore else { return false }
@@ -177,6 +191,7 @@ public struct GpsdDecoder {
         skyFirst = nil
         deviceAvailable = nil
         expectedFields = nil
+        threeDimensionalWithoutAltitude = 0
         if lastStatus != .sourceUnavailable {
             append(LocationUpdate(noFix: .sourceUnavailable, device: device ?? lastDevice), into: &output)
         }
@@ -303,6 +318,11 @@ public struct GpsdDecoder {
             return
         }
         expectedFields = epoch.fields
+        if epoch.hasAltitude {
+            threeDimensionalWithoutAltitude = 0
+        } else if epoch.fields.contains(.threeDimensional) {
+            threeDimensionalWithoutAltitude += 1
+        }
         var accuracy = epoch.eph
         if accuracy == nil, let epx = epoch.epx, let epy = epoch.epy { accuracy = (epx * epx + epy * epy).squareRoot() }
         let sky = skyAfter ?? skyBefore
