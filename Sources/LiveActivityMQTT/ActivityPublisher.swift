@@ -49,7 +49,8 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     /// A publisher of `wire`'s messages to `sink`.
     ///
     /// - Parameter delivered: called with each message the sink took (such as a clear, which the
-    ///   agent waits for), on the publishing task; keep it short.
+    ///   agent waits for), where its acknowledgement arrives (for MQTT, the client's network
+    ///   thread); keep it short and non-blocking.
     public init(
         wire: ActivityWire, sink: some WireSink, logger: Logger,
         delivered: @escaping @Sendable (WireMessage) -> Void = { _ in }
@@ -89,8 +90,12 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     /// Queues a message of the contract (made by ``wire``) behind those waiting.
     public func enqueue(_ message: WireMessage) {
         let connected = sink.isConnected
-        state.withLock { _ = $0.queue.enqueue(message, connected: connected) }
-        signal.yield()
+        // While a message is in flight, its acknowledgement signals for the next (``finish(_:_:)``).
+        let idle = state.withLock { state -> Bool in
+            _ = state.queue.enqueue(message, connected: connected)
+            return state.queue.inFlight == nil
+        }
+        if idle { signal.yield() }
     }
 
     /// Whether nothing waits and nothing is in flight.
@@ -141,28 +146,38 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
         }
     }
 
+    /// Publishes the queue's messages one at a time. Each goes out through
+    /// ``WireSink/publish(_:completion:)``: its acknowledgement is taken where it arrives (the MQTT
+    /// client's network thread) and wakes this task only when another message waits, so an
+    /// envelope a fix costs no thread wake-up for its PUBACK (issue 24).
     private func send() async {
         for await _ in signals {
-            while let message = state.withLock({ $0.queue.next() }) {
-                do {
-                    try await sink.publish(message)
-                    logger.debug(
-                        "Published", metadata: ["event": "publisher.published", "mqtt.topic": "\(message.topic)"])
-                    delivered(message)
-                } catch is CancellationError {
-                    return
-                } catch {
-                    state.withLock { $0.failed += 1 }
-                    logger.info(
-                        "Cannot publish",
-                        metadata: [
-                            "event": "publisher.publish.failed", "mqtt.topic": "\(message.topic)", "error": "\(error)",
-                        ])
-                }
-                state.withLock { $0.queue.done() }
-                resumeWaiters { $0.queue.isEmpty }
-            }
+            guard let message = state.withLock({ $0.queue.next() }) else { continue }
+            await sink.publish(message) { [self] failure in finish(message, failure) }
         }
+    }
+
+    /// The message in flight is done: published (`failure` nil) or given up. A cancelled publish
+    /// (the publisher stops) leaves it in flight, as the stop finds it.
+    private func finish(_ message: WireMessage, _ failure: (any Error)?) {
+        if failure is CancellationError { return }
+        if let failure {
+            state.withLock { $0.failed += 1 }
+            logger.info(
+                "Cannot publish",
+                metadata: [
+                    "event": "publisher.publish.failed", "mqtt.topic": "\(message.topic)", "error": "\(failure)",
+                ])
+        } else {
+            logger.debug("Published", metadata: ["event": "publisher.published", "mqtt.topic": "\(message.topic)"])
+            delivered(message)
+        }
+        let waiting = state.withLock { state -> Bool in
+            state.queue.done()
+            return !state.queue.isEmpty
+        }
+        resumeWaiters { $0.queue.isEmpty }
+        if waiting { signal.yield() }
     }
 
     private func resumeWaiters(when condition: (State) -> Bool) {

@@ -15,4 +15,24 @@ public protocol WireSink: Sendable {
     /// - Throws: `CancellationError` when the calling task is cancelled (the publisher stops);
     ///   any other error gives the message up (the publisher logs and counts it).
     func publish(_ message: WireMessage) async throws
+
+    /// Publishes one message as ``publish(_:)`` does, but returns once it is on its way (offline,
+    /// once connected) and hands the outcome to `completion`: nil once the receiver has it, else
+    /// the error that gave it up (`CancellationError` when the calling task was cancelled before
+    /// the message went out). `completion` runs once, on any thread (for MQTT, the client's
+    /// network thread as the acknowledgement arrives): keep it short and non-blocking. Nothing
+    /// waits for the acknowledgement, so no other thread is woken for it (issue 24).
+    func publish(_ message: WireMessage, completion: @escaping @Sendable ((any Error)?) -> Void) async
+}
+
+extension WireSink {
+    /// Waits for ``publish(_:)`` and hands its outcome to `completion`.
+    public func publish(_ message: WireMessage, completion: @escaping @Sendable ((any Error)?) -> Void) async {
+        do {
+            try await publish(message)
+            completion(nil)
+        } catch {
+            completion(error)
+        }
+    }
 }

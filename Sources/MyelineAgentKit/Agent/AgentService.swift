@@ -17,7 +17,7 @@ import ServiceLifecycle
 /// | service | does | on graceful shutdown |
 /// |---|---|---|
 /// | ``ControlLoop`` | feeds the core, performs its actions, owns time | the core's shutdown (end or keep the activities), then the wind-down: last envelopes, outbox, `offline`, within ``drainTimeout`` |
-/// | `ActivityPublisher` | publishes envelopes, clears, status, replies in order | stops at once (the loop waited for it) |
+/// | `ActivityPublisher` | publishes envelopes, clears, status, replies in order, on the spool's thread (``PreferringExecutor``) | stops at once (the loop waited for it) |
 /// | ``OutboxDrainer`` | delivers the outbox's track points at QoS 2 | stops at once (the loop waited for it) |
 /// | ``StorageCommitter`` | the storage's group commit every `storage.sync-interval` | stops at once (the last commit is the storage's close) |
 /// | ``BrokerListener`` | connection events, commands, retained activities, statuses | stops at once |
@@ -122,7 +122,7 @@ public struct AgentService: Service, CustomStringConvertible {
             drainTimeout: Self.drainTimeout)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: drainer),
-            .init(service: publisher),
+            .init(service: PreferringExecutor(service: publisher, executor: storage.spoolExecutor)),
             .init(service: loop, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(
                 service: BrokerListener(
