@@ -355,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "LiveActivityTests",
             dependencies: [
-                "LiveActivity", "MyelineWire", "LiveActivityMQTT", "TestSupport",
+                "LiveActivity", "MyelineWire", "LiveActivityMQTT", "Locking", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -41,6 +41,8 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
 
     private struct State {
         var queue = PublishQueue()
+        /// The message in flight, when the sink asked for it again (``SendAgain``).
+        var again: WireMessage?
         /// Waiters for an empty queue.
         var emptied: [CheckedContinuation<Void, Never>] = []
         var failed = 0
@@ -152,7 +154,11 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     /// envelope a fix costs no thread wake-up for its PUBACK (issue 24).
     private func send() async {
         for await _ in signals {
-            guard let message = state.withLock({ $0.queue.next() }) else { continue }
+            let next = state.withLock { state -> WireMessage? in
+                defer { state.again = nil }
+                return state.again ?? state.queue.next()
+            }
+            guard let message = next else { continue }
             await sink.publish(message) { [self] failure in finish(message, failure) }
         }
     }
@@ -161,6 +167,11 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     /// (the publisher stops) leaves it in flight, as the stop finds it.
     private func finish(_ message: WireMessage, _ failure: (any Error)?) {
         if failure is CancellationError { return }
+        if failure is SendAgain {
+            state.withLock { $0.again = message }
+            signal.yield()
+            return
+        }
         if let failure {
             state.withLock { $0.failed += 1 }
             logger.info(

@@ -26,12 +26,12 @@ extension MQTTClient: WireSink {
 
     /// Publishes `message` as ``publish(_:)`` does and hands the outcome to `completion` on the
     /// client's network thread as the broker's PUBACK arrives
-    /// (``MQTT/MQTTClient/publishInOrder(_:completion:)``). A message whose session the broker
-    /// lost is sent again, from a task of its own, before `completion` runs.
+    /// (``MQTT/MQTTClient/publishInOrder(_:completion:)``); a message whose session the broker
+    /// lost is to be sent again (``SendAgain``).
     public func publish(_ message: WireMessage, completion: @escaping @Sendable ((any Error)?) -> Void) async {
         await publishInOrder([MQTTMessage(wire: message)]) { _, failure in
             guard let error = failure as? MQTTError, error.code == .sessionLost else { return completion(failure) }
-            Task { await self.publish(message, completion: completion) }
+            completion(SendAgain())
         }
     }
 }

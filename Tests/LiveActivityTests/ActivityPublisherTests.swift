@@ -2,6 +2,7 @@ import Foundation
 import LiveActivity
 import MyelineWire
 import LiveActivityMQTT
+import Locking
 import Logging
 import TestSupport
 import Testing
@@ -174,5 +175,70 @@ struct ActivityPublisherTests {
         }
         #expect(Self.names(published) == ["trip-4 start 1", "trip-4 update 3", "trip-4 end 4"])
         #expect(publisher?.failedCount == 1)
+    }
+}
+
+/// `ActivityPublisher` on a sink that acknowledges through ``WireSink/publish(_:completion:)``
+/// when the test says (as the MQTT client does from its network thread): one message in flight at
+/// a time, the next when the first is done, a message sent again when the sink asks, a refusal
+/// counted.
+@Suite("ActivityPublisher with acknowledgements", .timeLimit(.minutes(1)))
+struct ActivityPublisherAcknowledgementTests {
+    /// A sink that hands each message and its completion to the test, which completes it.
+    final class DeferredSink: WireSink {
+        typealias Call = (message: WireMessage, completion: @Sendable ((any Error)?) -> Void)
+        let calls: AsyncStream<Call>
+        private let continuation: AsyncStream<Call>.Continuation
+
+        init() {
+            (calls, continuation) = AsyncStream<Call>.makeStream()
+        }
+
+        var isConnected: Bool { true }
+
+        func publish(_ message: WireMessage) async throws {
+            Issue.record("the publisher publishes through publish(_:completion:)")
+        }
+
+        func publish(_ message: WireMessage, completion: @escaping @Sendable ((any Error)?) -> Void) async {
+            continuation.yield((message, completion))
+        }
+    }
+
+    struct Refused: Error {}
+
+    static func message(_ topic: String) -> WireMessage {
+        WireMessage(kind: .status, topic: topic, payload: Array(topic.utf8))
+    }
+
+    @Test func oneInFlightSentAgainWhenAskedAndRefusalsCounted() async throws {
+        let sink = DeferredSink()
+        let delivered = Locked<[String]>([])
+        let publisher = ActivityPublisher(
+            wire: ActivityPublisherTests.wire, sink: sink, logger: Logger(label: "test")
+        ) { message in delivered.withLock { $0.append(message.topic) } }
+        publisher.enqueue(Self.message("a"))
+        publisher.enqueue(Self.message("b"))
+        try await withThrowingTaskGroup { group in
+            group.addTask { await publisher.run() }
+            var calls = sink.calls.makeAsyncIterator()
+            let first = try #require(await calls.next())
+            #expect(first.message.topic == "a")
+            // Asked again, the message in flight goes again before the one waiting.
+            first.completion(SendAgain())
+            let again = try #require(await calls.next())
+            #expect(again.message.topic == "a")
+            #expect(delivered.withLock { $0 }.isEmpty)
+            again.completion(nil)
+            let second = try #require(await calls.next())
+            #expect(second.message.topic == "b")
+            #expect(delivered.withLock { $0 } == ["a"])
+            #expect(!publisher.isEmpty)
+            second.completion(Refused())
+            #expect(await publisher.waitUntilEmpty(within: .seconds(10)))
+            #expect(publisher.failedCount == 1)
+            #expect(delivered.withLock { $0 } == ["a"])
+            group.cancelAll()
+        }
     }
 }
