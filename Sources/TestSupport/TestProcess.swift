@@ -131,6 +131,12 @@ public final class TestProcess: Sendable {
     /// Everything the process printed so far.
     public var output: String { state.withLock { $0.lines.joined(separator: "\n") } }
 
+    /// The last 40 lines the process printed, under its name: for the message of an expectation
+    /// about it (an exit status other than 0 then says why).
+    public var tail: String {
+        "\(name), its last lines:\n" + state.withLock { $0.lines.suffix(40).joined(separator: "\n") }
+    }
+
     /// Every line printed so far with the time the test read it (monotonic clock), for measuring
     /// when a process reported events: to within the pipe's latency, sub-second where the
     /// process's own timestamps (mosquitto's) are whole seconds.

@@ -105,7 +105,7 @@ enum AgentHarness {
     /// `shutdown` at `observer`, stops the observer and returns the messages it printed.
     static func stop(_ agent: TestProcess, observedBy observer: TestProcess) async throws -> [Message] {
         agent.signal(SIGTERM)
-        #expect(try await agent.waitForExit() == 0)
+        #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
         try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
         await observer.stop()
         return messages(observer)

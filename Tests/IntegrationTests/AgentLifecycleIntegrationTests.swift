@@ -68,7 +68,7 @@ struct AgentLifecycleIntegrationTests {
                 #expect(try await sender.send(.report).activity == second)
             }
             agent.signal(SIGTERM)
-            #expect(try await agent.waitForExit() == 0)
+            #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
             #expect(agent.output.contains("Refusing a malformed command"))
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
@@ -112,7 +112,7 @@ struct AgentLifecycleIntegrationTests {
             let retained = try await AgentHarness.retainedActivities(broker)
             #expect(Array(retained.keys) == ["myeline/van-7/activities/\(saved.activityID)"])
             second.signal(SIGTERM)
-            #expect(try await second.waitForExit() == 0)
+            #expect(try await second.waitForExit() == 0, "\(second.tail)")
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
@@ -183,7 +183,7 @@ struct AgentLifecycleIntegrationTests {
                 #expect(retained.count == 1)
                 #expect(retained[orphanTopic] == nil && retained["myeline/van-7/activities/junk"] == nil)
                 agent.signal(SIGTERM)
-                #expect(try await agent.waitForExit() == 0)
+                #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
             }
             await observer.stop()
             try await AgentHarness.validateAgainstSchemas(
@@ -199,7 +199,7 @@ struct AgentLifecycleIntegrationTests {
             let start = try await observer.waitForLine(containing: "\"event\":\"start\"")
             let activity = try #require(Message(start[...])).envelope().header.activity
             first.signal(SIGTERM)
-            #expect(try await first.waitForExit() == 0)
+            #expect(try await first.waitForExit() == 0, "\(first.tail)")
             let endLine = try await observer.waitForLine(containing: "\"event\":\"end\"")
             let end = try #require(Message(endLine[...])).envelope()
             let dismissal = try #require(end.dismissalDate)
@@ -214,7 +214,7 @@ struct AgentLifecycleIntegrationTests {
             try await observer.waitForLine(containing: "|myeline/van-7/activities/\(activity)|0|")
             #expect(Date() >= dismissal, "cleared at its dismissal date, not before")
             second.signal(SIGTERM)
-            #expect(try await second.waitForExit() == 0)
+            #expect(try await second.waitForExit() == 0, "\(second.tail)")
             #expect(try AgentRunIntegrationTests.savedActivities(in: state).isEmpty)
             await observer.stop()
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
@@ -230,7 +230,7 @@ struct AgentLifecycleIntegrationTests {
                 let offline = try AgentHarness.agent(
                     broker, state: state, ["--speed", "max"], environment: environment)
                 defer { offline.signal(SIGKILL) }
-                #expect(try await offline.waitForExit() == 0)
+                #expect(try await offline.waitForExit() == 0, "\(offline.tail)")
                 try await broker.start()
                 let observer = try await AgentHarness.observer(broker)
                 defer { observer.signal(SIGKILL) }
@@ -246,7 +246,7 @@ struct AgentLifecycleIntegrationTests {
                     $0.contains("/track|") && $0.contains("\"seq\":\(expected),")
                 }
                 online.signal(SIGTERM)
-                #expect(try await online.waitForExit() == 0)
+                #expect(try await online.waitForExit() == 0, "\(online.tail)")
                 try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
                 await observer.stop()
                 #expect(online.output.contains("event=agent.points.dropped"))
@@ -292,7 +292,7 @@ struct AgentBrokerOutageIntegrationTests {
                     AgentHarness.Message(line[...])?.isOnlineStatus(since: down) ?? false
                 }
                 agent.signal(SIGTERM)
-                #expect(try await agent.waitForExit() == 0)
+                #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
                 #expect(
                     agent.output.contains("event=mqtt.connection.lost")
                         || agent.output.contains("event=mqtt.connect.failed"))
@@ -342,7 +342,7 @@ struct AgentGpsdIntegrationTests {
                     #expect(stopped.ok)
                     try await observer.waitForLine(containing: "\"event\":\"end\"")
                     agent.signal(SIGTERM)
-                    #expect(try await agent.waitForExit() == 0)
+                    #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
                 }
             }
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
@@ -420,7 +420,7 @@ struct AgentIntentCommandIntegrationTests {
             #expect(stopped.status == 0 && stopped.standardOutput.contains(String(activity)))
             #expect(try await cli(["stop"]).status == 1, "nothing runs any more")
             agent.signal(SIGTERM)
-            #expect(try await agent.waitForExit() == 0)
+            #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
             await observer.stop()
             try await AgentHarness.validateAgainstSchemas(AgentHarness.messages(observer))
         }
@@ -473,7 +473,7 @@ struct AgentIntentCommandIntegrationTests {
             #expect(envelope.content.state.status == "Out for delivery")
 
             agent.signal(SIGTERM)
-            #expect(try await agent.waitForExit() == 0)
+            #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
             let alerted = try AgentHarness.envelopes(messages).filter { $0.alert != nil }

@@ -47,7 +47,7 @@ struct AgentReplayIntegrationTests {
                         broker, state: state, ["--speed", "100"], environment: Self.eager, source: drive)
                     defer { agent.signal(SIGKILL) }
                     let status = try await agent.waitForExit()
-                    #expect(status == 0, "run \(run) exited with \(status):\n\(agent.output)")
+                    #expect(status == 0, "run \(run): \(agent.tail)")
                     let envelope = try await Self.retainedEnvelope(broker)
                     let content = envelope.content.state
                     // Each run adds the drive's 950 m and 190 s; the restart adds no jump back.

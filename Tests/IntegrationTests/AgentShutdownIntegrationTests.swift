@@ -72,7 +72,7 @@ struct AgentShutdownIntegrationTests {
                 try await agent.waitForExit()
             }
             let took = ContinuousClock.now - signalled
-            #expect(status == 0)
+            #expect(status == 0, "\(agent.tail)")
             #expect(took < AgentService.drainTimeout + .seconds(2), "\(took)")
             #expect(agent.output.contains("event=agent.shutdown.offline"))
         }
@@ -99,7 +99,7 @@ struct AgentShutdownIntegrationTests {
                 let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
                     try await agent.waitForExit()
                 }
-                #expect(status == 0)
+                #expect(status == 0, "\(agent.tail)")
                 #expect(!agent.output.contains("event=agent.shutdown.offline"))
                 #expect(agent.output.contains("event=agent.drain.connect"), "\(agent.output)")
                 // Its end is retained (until its dismissal date): a new subscriber gets it.

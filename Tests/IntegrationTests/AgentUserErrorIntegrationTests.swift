@@ -153,7 +153,7 @@ struct AgentUserErrorIntegrationTests {
                 broker, state: state, ["--speed", "max", "--end-on-exit"],
                 environment: ["MYELINE_ACTIVITY_DISMISSAL": "after:5"])
             defer { agent.signal(SIGKILL) }
-            #expect(try await agent.waitForExit() == 0)
+            #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
             let line = try await observer.waitForLine(containing: "\"event\":\"end\"")
             let ended = try #require(AgentHarness.Message(line[...])).envelope()
             let dismissal = try #require(ended.dismissalDate)

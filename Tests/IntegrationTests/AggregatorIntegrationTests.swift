@@ -54,7 +54,7 @@ struct AggregatorIntegrationTests {
             let status = try await withDeadline(.seconds(60), what: "--once --json", process: board) {
                 try await board.waitForExit()
             }
-            #expect(status == 0)
+            #expect(status == 0, "\(board.tail)")
             let lines = board.output.split(separator: "\n").filter { $0.hasPrefix(#"{"activity""#) }
             #expect(lines.count == 10_000)
             let devices = lines.compactMap { line -> Substring? in
@@ -95,7 +95,7 @@ struct AggregatorIntegrationTests {
             #expect(lines.filter { $0.contains(#""seq":1,"#) && $0.contains(#""change":"updated""#) }.count == 1)
             // SIGTERM (systemd's stop) ends it cleanly, whatever it was doing.
             board.signal(SIGTERM)
-            #expect(try await board.waitForExit() == 0)
+            #expect(try await board.waitForExit() == 0, "\(board.tail)")
             #expect(!board.output.contains("Error:"))
         }
     }
@@ -127,7 +127,7 @@ struct AggregatorIntegrationTests {
             let status = try await withDeadline(.seconds(60), what: "--once", process: board) {
                 try await board.waitForExit()
             }
-            #expect(status == 0)
+            #expect(status == 0, "\(board.tail)")
             #expect(board.output.contains("1 activities: 1 active"))
             // --once shows no keys: nobody can press them.
             #expect(!board.output.contains("q quit"))
@@ -287,7 +287,7 @@ struct AggregatorIntegrationTests {
                 to: broker)
             try await board.waitForLine(containing: "car-1/a1 OFFLINE Car 1", occurrence: shown + 1)
             board.signal(SIGTERM)
-            #expect(try await board.waitForExit() == 0)
+            #expect(try await board.waitForExit() == 0, "\(board.tail)")
             #expect(!board.output.contains("\u{1B}"), "no escape codes")
         }
     }
@@ -391,7 +391,7 @@ struct AggregatorIntegrationTests {
             let status = try await withDeadline(.seconds(60), what: "--once --json", process: board) {
                 try await board.waitForExit()
             }
-            #expect(status == 0)
+            #expect(status == 0, "\(board.tail)")
             let lines = board.output.split(separator: "\n").filter { $0.hasPrefix("{") }
             #expect(lines.count == 4 + 4 + 1, "four activities, four devices, a summary")
             #expect(
@@ -471,7 +471,7 @@ struct AggregatorIntegrationTests {
             }
             #expect(mapStatus == 0)
             agent.signal(SIGTERM)
-            #expect(try await agent.waitForExit() == 0)
+            #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
         }
     }
 }

@@ -73,7 +73,7 @@ struct BridgeIntegrationTests {
                         $0.contains("/track|") && $0.contains("\"seq\":\(target),")
                     }
                     agent.signal(SIGTERM)
-                    #expect(try await agent.waitForExit() == 0)
+                    #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
                     try await observer.waitForLine(containing: "\"reason\":\"shutdown\"", timeout: .seconds(30))
                 }
             }

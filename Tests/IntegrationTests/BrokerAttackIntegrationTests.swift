@@ -388,7 +388,7 @@ struct BrokerAttackIntegrationTests {
                 #expect(report.contains("myeline.orphans.ended=64"), "\(report)")
                 // Stopped, it has published all it queued.
                 agent.signal(SIGTERM)
-                #expect(try await agent.waitForExit() == 0)
+                #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
                 let ended = agent.output.split(separator: "\n").filter {
                     $0.contains("Ending and clearing an activity this agent does not know")
                 }

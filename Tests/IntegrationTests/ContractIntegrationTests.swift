@@ -126,7 +126,7 @@ struct ContractIntegrationTests {
             // The retained status, read at once by a new subscriber.
             let retained = try Self.mosquittoSub(["--unix", socket, "-t", Self.tree.allStatus, "-C", "1"])
             defer { retained.signal(SIGKILL) }
-            #expect(try await retained.waitForExit() == 0)
+            #expect(try await retained.waitForExit() == 0, "\(retained.tail)")
             let status = try WireCodec.decode(
                 StatusMessage.self, from: Data(retained.output.trimmingCharacters(in: .newlines).utf8))
             #expect(status.state == .offline)
@@ -148,7 +148,7 @@ struct ContractIntegrationTests {
         try await MQTTClient.withClient(configuration: configuration, logger: Logger(label: "test")) { client in
             try await client.publish(Self.marker, payload: Array("live".utf8), qos: .atLeastOnce, retain: false)
         }
-        #expect(try await late.waitForExit() == 0)
+        #expect(try await late.waitForExit() == 0, "\(late.tail)")
         return late.output.split(separator: "\n").filter { $0.hasPrefix("RETAINED|") }.map {
             String($0.dropFirst("RETAINED|".count))
         }

@@ -189,7 +189,7 @@ struct DemoIntegrationTests {
         let aggregators = started.filter { "myeline-aggregator".hasPrefix($0.command) }
         #expect(aggregators.count == 1, "\(started)")
         for aggregator in aggregators { kill(aggregator.pid, SIGTERM) }
-        #expect(try await demo.waitForExit() == 0)
+        #expect(try await demo.waitForExit() == 0, "\(demo.tail)")
         #expect(demo.output.contains("demo: the board ended"))
         #expect(started.filter(\.isAlive).isEmpty, "still running: \(started.filter(\.isAlive))")
         #expect(!FileManager.default.fileExists(atPath: work), "\(work) removed")

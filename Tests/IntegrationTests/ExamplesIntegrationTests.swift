@@ -81,7 +81,7 @@ struct ExamplesIntegrationTests {
             // update first, the removal last (the end and the clear may come in one burst).
             #expect(rows.contains { $0.contains(#""kind":"activity""#) && $0.contains(#""name":"phone-1""#) })
             board.signal(SIGTERM)
-            #expect(try await board.waitForExit() == 0)
+            #expect(try await board.waitForExit() == 0, "\(board.tail)")
 
             try await observer.waitForLine(containing: #""state":"offline""#)
             let messages = AgentHarness.messages(observer).filter { $0.topic.hasPrefix("myeline/phone-1/") }

@@ -97,7 +97,7 @@ struct FaultHostIntegrationTests {
                 message.isTrack && ((try? message.trackPoint().seq) ?? 0) > lastPoint
             }
             agent.signal(SIGTERM)
-            #expect(try await agent.waitForExit() == 0)
+            #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
             try await observer.waitForLine(containing: "\"reason\":\"shutdown\"")
             await observer.stop()
             let messages = AgentHarness.messages(observer)
@@ -227,7 +227,7 @@ struct FaultHostIntegrationTests {
                         message.topic.hasSuffix("/status") && message.payload.contains(#""clock-offset":-"#)
                     }
                     agent.signal(SIGTERM)
-                    #expect(try await agent.waitForExit() == 0)
+                    #expect(try await agent.waitForExit() == 0, "\(agent.tail)")
                     print("scenario 7: reconnected \(reconnection) after the broker restart, clock in 1970")
                 }
             }
@@ -368,7 +368,7 @@ struct FaultHostIntegrationTests {
                 after.peak <= 2 * before.resident + 64 << 20,
                 "VmRSS before \(before.resident >> 10) KiB, VmHWM \(after.peak >> 10) KiB")
             board.signal(SIGTERM)
-            #expect(try await board.waitForExit() == 0)
+            #expect(try await board.waitForExit() == 0, "\(board.tail)")
         }
 
         /// Starts the load.

@@ -493,7 +493,7 @@ struct AggregatorFaultScenarioTests {
             let status = try await withDeadline(.seconds(30), what: "--once --json", process: once) {
                 try await once.waitForExit()
             }
-            #expect(status == 0)
+            #expect(status == 0, "\(once.tail)")
             let onceTime = FaultScenario.seconds(since: onceStart)
             let shown = Set(FaultScenario.boardLines(once).compactMap { $0["activity"] as? String })
             #expect(Set(known.values).isSubset(of: shown))

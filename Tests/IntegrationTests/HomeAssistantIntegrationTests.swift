@@ -140,7 +140,7 @@ struct HomeAssistantIntegrationTests {
 
         // Removal: truck_12 restarted with discovery off removes its entities, and not truck.12's.
         underscore.signal(SIGTERM)
-        #expect(try await underscore.waitForExit() == 0)
+        #expect(try await underscore.waitForExit() == 0, "\(underscore.tail)")
         let restarted = try agent(
             "underscore", "truck_12", source: "receiver.nmea",
             environment: underscoreOptions.merging(["MYELINE_HOMEASSISTANT_ENABLED": "false"]) { $1 })
@@ -153,7 +153,7 @@ struct HomeAssistantIntegrationTests {
         }
         #expect(try await home.state("device_tracker.truck_dot_12")?.state == "unavailable")
         restarted.signal(SIGTERM)
-        #expect(try await restarted.waitForExit() == 0)
+        #expect(try await restarted.waitForExit() == 0, "\(restarted.tail)")
 
         let quiet = home.problems.filter(Self.isAboutMyeline)
         #expect(quiet.isEmpty, "Home Assistant's log about the agents' messages:\n\(quiet)")

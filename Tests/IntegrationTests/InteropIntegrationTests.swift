@@ -142,7 +142,7 @@ struct InteropIntegrationTests {
 
                 // A clean stop sends no will: the agent publishes the lwt itself, and exits 0.
                 restarted.signal(SIGTERM)
-                #expect(try await restarted.waitForExit() == 0)
+                #expect(try await restarted.waitForExit() == 0, "\(restarted.tail)")
                 try await second.waitForLine(description: "the lwt") { line in
                     line.hasPrefix("MSG|0|\(Self.location)|") && line.contains(#"|{"_type":"lwt","tst":"#)
                 }
@@ -195,7 +195,7 @@ struct InteropIntegrationTests {
                 let status = try await withDeadline(.seconds(60), what: "the replay to end", process: agent) {
                     try await agent.waitForExit()
                 }
-                #expect(status == 0)
+                #expect(status == 0, "\(agent.tail)")
                 let topic = "owntracks/myeline/van-7"
                 try await observer.waitForLine(description: "the lwt") { line in
                     line.hasPrefix("MSG|0|\(topic)|") && line.contains(#"{"_type":"lwt""#)
@@ -247,7 +247,7 @@ struct InteropIntegrationTests {
                 let status = try await withDeadline(.seconds(30), what: "the agent to exit", process: agent) {
                     try await agent.waitForExit()
                 }
-                #expect(status == 0)
+                #expect(status == 0, "\(agent.tail)")
                 #expect(agent.output.contains("event=agent.shutdown.offline"), "\(agent.output)")
                 #expect(await record.topics(logger: Logger(label: "test")).contains(stale))
             }
@@ -275,7 +275,7 @@ struct InteropIntegrationTests {
             let status = try await withDeadline(.seconds(60), what: "--once --owntracks", process: once) {
                 try await once.waitForExit()
             }
-            #expect(status == 0)
+            #expect(status == 0, "\(once.tail)")
             #expect(once.output.contains("2 activities: 2 active"), "\(once.output)")
             #expect(once.output.contains("· 1 rejected"), "\(once.output)")
             #expect(once.output.contains("jane/phone"), "\(once.output)")
@@ -293,7 +293,7 @@ struct InteropIntegrationTests {
                 line.contains(#""device":"owntracks.jane.phone""#) && line.contains("offline")
             }
             board.signal(SIGTERM)
-            #expect(try await board.waitForExit() == 0)
+            #expect(try await board.waitForExit() == 0, "\(board.tail)")
         }
     }
 }

@@ -135,7 +135,7 @@ struct WebMapIntegrationTests {
                     let status = try await withDeadline(.seconds(20), what: "the aggregator to stop", process: board) {
                         try await board.waitForExit()
                     }
-                    #expect(status == 0)
+                    #expect(status == 0, "\(board.tail)")
                     try await page.waitUntil("document.body.dataset.connection === 'disconnected'")
                 }
             }
