@@ -128,18 +128,20 @@ public struct AgentService: Service, CustomStringConvertible {
                 service: BrokerListener(
                     client: client, topics: topics, device: configuration.device.id, inbox: inbox, logger: logger)),
             .init(
-                service: SourceFeeder(
-                    source: source, loops: configuration.source.loops, inbox: inbox,
-                    executor: storage.spoolExecutor),
+                service: UntilShutdown(
+                    service: SourceFeeder(
+                        source: source, loops: configuration.source.loops, inbox: inbox,
+                        executor: storage.spoolExecutor)),
                 successTerminationBehavior: .ignore),
         ]
         if let interval = configuration.storage.durability.syncInterval {
             services.append(.init(service: StorageCommitter(storage: storage, interval: interval, inbox: inbox)))
         }
         if let integrations {
-            services.append(.init(service: integrations, successTerminationBehavior: .ignore))
+            services.append(.init(service: UntilShutdown(service: integrations), successTerminationBehavior: .ignore))
         }
-        services.append(.init(service: StartupTrim(logger: logger), successTerminationBehavior: .ignore))
+        services.append(
+            .init(service: UntilShutdown(service: StartupTrim(logger: logger)), successTerminationBehavior: .ignore))
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         // The services' own messages are the agent's; the group's are for debugging.
         group.logging.keys.serviceKey = "myeline.service"
