@@ -12,9 +12,9 @@ extension MQTTClient: WireSink {
     /// - Throws: `MQTTError` (`.publishRefused` with the broker's reason, `.payloadTooLarge`,
     ///   `.clientShutDown`, ...) or `CancellationError`.
     public func publish(_ message: WireMessage) async throws {
+        let mqtt = MQTTMessage(wire: message)
         while true {
             do {
-                let mqtt = MQTTMessage(wire: message)
                 try await publish(
                     mqtt.topic, payload: mqtt.payload, qos: mqtt.qos, retain: mqtt.retain, properties: mqtt.properties)
                 return

@@ -19,9 +19,10 @@ public protocol WireSink: Sendable {
     /// Publishes one message as ``publish(_:)`` does, but returns once it is on its way (offline,
     /// once connected) and hands the outcome to `completion`: nil once the receiver has it, else
     /// the error that gave it up (`CancellationError` when the calling task was cancelled before
-    /// the message went out), or ``SendAgain`` when it must be published again. `completion` runs once, on any thread (for MQTT, the client's
-    /// network thread as the acknowledgement arrives): keep it short and non-blocking. Nothing
-    /// waits for the acknowledgement, so no other thread is woken for it (issue 24).
+    /// the message went out), or ``SendAgain`` when it must be published again. `completion` runs
+    /// once, on any thread (for MQTT, the client's network thread as the acknowledgement arrives):
+    /// keep it short and non-blocking. Nothing waits for the acknowledgement, so no other thread
+    /// is woken for it (issue 24).
     func publish(_ message: WireMessage, completion: @escaping @Sendable ((any Error)?) -> Void) async
 }
 

@@ -18,7 +18,7 @@ struct TmuxPane: Sendable {
         _ body: (TmuxPane) async throws -> R
     ) async throws -> R {
         let tmux = try executablePath("tmux", package: "tmux")
-        let socket = "\(directory)/tmux.sock"
+        let socket = socket(in: directory)
         let recorded = "\(command); echo $? > \(directory)/tmux-status"
         _ = try await runProgram(
             tmux, ["-S", socket, "new-session", "-d", "-x", "\(columns)", "-y", "\(rows)", "-s", session, recorded])
@@ -28,14 +28,17 @@ struct TmuxPane: Sendable {
                     .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         defer { if server > 0 { kill(server, SIGTERM) } }
         let pane = TmuxPane(tmux: tmux, directory: directory, session: session, server: server)
-        _ = try await pane.run(["set-option", "-t", session, "remain-on-exit", "on"])
+        try await pane.run(["set-option", "-t", session, "remain-on-exit", "on"])
         return try await body(pane)
     }
+
+    /// The private server's socket, in the test's directory.
+    static func socket(in directory: String) -> String { "\(directory)/tmux.sock" }
 
     /// `tmux ARGUMENTS` on this server; its output.
     @discardableResult
     func run(_ arguments: [String]) async throws -> String {
-        try await runProgram(tmux, ["-S", "\(directory)/tmux.sock"] + arguments)
+        try await runProgram(tmux, ["-S", Self.socket(in: directory)] + arguments)
     }
 
     /// What the pane shows now.

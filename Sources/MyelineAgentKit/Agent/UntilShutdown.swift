@@ -6,9 +6,9 @@ import ServiceLifecycle
 /// `ServiceGroup` takes a service that returns during the group's graceful shutdown before its
 /// turn to be stopped for one that ended unexpectedly (`serviceFinishedUnexpectedly`), whatever
 /// its `successTerminationBehavior`, and the agent exits with status 1 (`UntilShutdownTests`).
-/// A replay's feeder that returned late, or the start-up trim's 10 s ending while the
-/// integrations said farewell, could do it: two stress runs of the integration tests saw a
-/// replay's agent exit with status 1 at its end. Done early, the service waits for its turn.
+/// A replay's feeder that returns after the control loop has wound down is the likely case: two
+/// stress runs of the integration tests saw a replay's agent exit with status 1 at its end. Any
+/// service that can end on its own is wrapped, so that none can. Done early, it waits for its turn.
 struct UntilShutdown<Wrapped: Service & CustomStringConvertible>: Service, CustomStringConvertible {
     let service: Wrapped
 
