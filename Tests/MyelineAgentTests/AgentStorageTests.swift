@@ -1,5 +1,6 @@
 import AgentCore
 import AgentStore
+import AsyncSupport
 import Foundation
 import LiveActivity
 import Logging
@@ -16,6 +17,8 @@ struct AgentStorageTests {
     static let id = "A1"
     static let topic = "myeline/van-7/activities/A1/track"
     static let interval = AgentStorage.Durability.interval(.seconds(5))
+    /// The spool's thread of every storage the tests open, as the agent's event loop is.
+    static let loop = EventLoop(name: "test-spool")
 
     /// The storage of `directory` (journal in `directory/state`, spool in `directory/spool`).
     static func open(
@@ -23,7 +26,7 @@ struct AgentStorageTests {
     ) async throws -> AgentStorage {
         try await AgentStorage.open(
             stateDirectory: directory + "/state", spoolDirectory: directory + "/spool", durability: durability,
-            capacity: 1000, window: window, logger: Logger(label: "test"))
+            capacity: 1000, window: window, spoolExecutor: loop, logger: Logger(label: "test"))
     }
 
     /// Every point waiting, in delivery order, as payloads, each batch acknowledged as delivered.

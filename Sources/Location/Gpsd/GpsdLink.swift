@@ -5,134 +5,152 @@ import Synchronization
 
 import Glibc
 
-/// The I/O shell of one ``GpsdSource`` iteration: a thread of its own that connects to gpsd, reads
-/// its lines with non-blocking sockets and `poll`, and performs what ``GpsdConnectionMachine`` and
-/// ``GpsdDecoder`` decide. Blocking calls (name lookup, poll) never run on Swift's cooperative pool.
+/// The I/O shell of one ``GpsdSource`` iteration, on an ``EventLoop``: it connects to gpsd, reads
+/// its lines from a non-blocking socket when the loop finds it readable, and performs what
+/// ``GpsdConnectionMachine`` and ``GpsdDecoder`` decide, with one timer for their next deadline.
+/// Nothing it does blocks the loop for long (a name lookup of gpsd's host; the connection itself
+/// is waited for by the loop). The updates go to the stream from the loop's thread: a consumer
+/// that prefers the same loop (the agent's control loop) takes each in the same turn, without a
+/// thread switch (issue 24).
 ///
-/// ``stop()`` wakes the thread through a pipe; the thread closes its socket and ends the stream.
-final class GpsdLink: Sendable {
+/// ``stop()`` may be called from any thread; the loop then closes the socket and ends the stream.
+final class GpsdLink: @unchecked Sendable {
     private let configuration: GpsdConfiguration
     private let logger: Logger
     private let store: StatisticsStore
     private let continuation: AsyncStream<LocationUpdate>.Continuation
-    private let now: @Sendable () -> Date
-    /// The wake-up pipe: the thread polls the read end, ``stop()`` writes to the other.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let loop: EventLoop
+    /// Whether the link shuts the loop down when it ends (a loop of its own).
+    private let ownsLoop: Bool
     private let stopped = Atomic<Bool>(false)
 
+    // The loop's thread only.
+    private var session: Session
+    private var socket: Int32 = -1
+    private var socketWatch: EventLoop.Watch?
+    /// The timer of the machine's and the epoch's next deadline.
+    private var deadlineTimer: EventLoop.Timer?
+    private var attempt: ConnectAttempt?
+    private var buffer = LineBuffer()
+    private var readChunk = [UInt8](repeating: 0, count: 16 * 1024)
+    private var finished = false
+
+    /// A connection under way: the addresses left to try, and the one being tried.
+    private struct ConnectAttempt {
+        var addresses: [Address]
+        var next = 0
+        var lastError: ConnectError
+        var descriptor: Int32 = -1
+        var watch: EventLoop.Watch?
+        var timer: EventLoop.Timer?
+    }
+
+    private struct Address {
+        var storage: sockaddr_storage
+        var length: socklen_t
+        var family: Int32
+        var type: Int32
+        var proto: Int32
+    }
+
+    /// - Parameter loop: the loop to run on; nil for a loop of its own, ended with the link.
     init(
         configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
-        continuation: AsyncStream<LocationUpdate>.Continuation, now: @escaping @Sendable () -> Date
+        continuation: AsyncStream<LocationUpdate>.Continuation, now: @escaping @Sendable () -> Date,
+        loop: EventLoop?
     ) {
         self.configuration = configuration
         self.logger = logger
         self.store = store
         self.continuation = continuation
-        self.now = now
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-        }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
+        self.loop = loop ?? EventLoop(name: "myeline-gpsd")
+        ownsLoop = loop == nil
+        session = Session(configuration: configuration, logger: logger, now: now)
     }
 
-    deinit {
-        if wakeRead >= 0 { close(wakeRead) }
-        if wakeWrite >= 0 { close(wakeWrite) }
-    }
-
-    /// Starts the thread.
+    /// Starts connecting, on the loop.
     func start() {
-        DedicatedThread.start(name: "myeline-gpsd") { [self] in run() }
+        loop.execute { [self] in
+            guard !isStopped else { return }
+            advance(session.machine.start())
+        }
     }
 
-    /// Asks the thread to stop; returns at once.
+    /// Asks the link to stop; returns at once. The loop closes the socket and ends the stream.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        loop.execute { [self] in finish() }
     }
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
-    // MARK: - The thread
+    // MARK: - The loop's thread
 
-    private func run() {
-        var session = Session(configuration: configuration, logger: logger, now: now)
-        var action: GpsdConnectionMachine.Action? = session.machine.start()
-        var socket: Int32 = -1
-        defer {
-            if socket >= 0 { close(socket) }
-            continuation.finish()
-        }
-        var buffer = LineBuffer()
-        var readChunk = [UInt8](repeating: 0, count: 16 * 1024)
+    /// Performs the machine's actions until one waits (for the connection, data or a deadline).
+    private func advance(_ first: GpsdConnectionMachine.Action?) {
+        var action = first
         while !isStopped {
-            // Perform the machine's action.
             switch action {
             case .connect?:
                 buffer = LineBuffer()
-                switch connect() {
-                case .success(let connected):
-                    socket = connected
-                    action = session.machine.connected(now: monotonicNow())
-                    session.connected()
-                case .failure(let error):
-                    if isStopped { return }
-                    action = session.machine.connectFailed(now: monotonicNow(), random: Double.random(in: 0..<1))
-                    session.connectFailed(error, output: emit)
-                }
-                continue
+                beginConnecting()
+                return
             case .send(let text)?:
                 if !sendAll(socket, text) {
                     action = session.machine.closed(now: monotonicNow(), random: Double.random(in: 0..<1))
                     continue
                 }
             case .disconnect(let reason, _)?:
-                if socket >= 0 {
-                    close(socket)
-                    socket = -1
-                }
+                closeSocket()
                 session.disconnected(reason, output: emit)
             case .retry?, nil:
                 break
             }
-            action = nil
-            publish(&session)
-
-            // Wait for data, the next deadline, or stop().
-            let now = monotonicNow()
-            var deadline = session.machine.deadline
-            if let flush = session.epochFlushTime { deadline = min(deadline ?? flush, flush) }
-            let timeout = deadline.map { max(0, Int32(min(($0 - now) * 1000, 60_000).rounded(.up))) } ?? 60_000
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if socket >= 0 { fds.append(pollfd(fd: socket, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if isStopped { return }
-            if ready < 0 && errno != EINTR { return }
-            let after = monotonicNow()
-            if socket >= 0, fds.count > 1, fds[1].revents != 0 {
-                let count = read(socket, &readChunk, readChunk.count)
-                if count > 0 {
-                    session.machine.dataReceived(now: after)
-                    action = readChunk.withUnsafeBufferPointer { chunk in
-                        buffer.append(UnsafeBufferPointer(rebasing: chunk[0..<count])) { line in
-                            session.decode(line, now: after)
-                        } tooLong: {
-                            session.tooLong()
-                        }
-                    }
-                } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
-                    action = session.machine.closed(now: after, random: Double.random(in: 0..<1))
-                }
-            }
-            session.flushEpochIfDue(now: after)
-            if action == nil { action = session.machine.timerFired(now: after, random: Double.random(in: 0..<1)) }
-            session.drain(into: emit)
+            break
         }
+        guard !isStopped else { return }
+        session.publish(to: store)
+        rearm()
+    }
+
+    /// Sets the timer for the next deadline: the machine's (reconnection, silence) or the epoch's.
+    private func rearm() {
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        deadlineTimer = nil
+        var deadline = session.machine.deadline
+        if let flush = session.epochFlushTime { deadline = min(deadline ?? flush, flush) }
+        guard let deadline else { return }
+        let delay = max(0, deadline - monotonicNow())
+        deadlineTimer = loop.schedule(after: .nanoseconds(Int64((delay * 1e9).rounded(.up)))) { [self] in
+            deadlineTimer = nil
+            handle(readable: false)
+        }
+    }
+
+    /// What the loop found: data on the socket (or its end), or a deadline.
+    private func handle(readable: Bool) {
+        guard !isStopped else { return }
+        let after = monotonicNow()
+        var action: GpsdConnectionMachine.Action? = nil
+        if readable, socket >= 0 {
+            let count = read(socket, &readChunk, readChunk.count)
+            if count > 0 {
+                session.machine.dataReceived(now: after)
+                action = readChunk.withUnsafeBufferPointer { chunk in
+                    buffer.append(UnsafeBufferPointer(rebasing: chunk[0..<count])) { line in
+                        session.decode(line, now: after)
+                    } tooLong: {
+                        session.tooLong()
+                    }
+                }
+            } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                action = session.machine.closed(now: after, random: Double.random(in: 0..<1))
+            }
+        }
+        session.flushEpochIfDue(now: after)
+        if action == nil { action = session.machine.timerFired(now: after, random: Double.random(in: 0..<1)) }
+        session.drain(into: emit)
+        advance(action)
     }
 
     private func emit(_ update: LocationUpdate) {
@@ -141,52 +159,149 @@ final class GpsdLink: Sendable {
         }
     }
 
-    private func publish(_ session: inout Session) {
-        session.publish(to: store)
+    private func closeSocket() {
+        if let socketWatch { loop.unwatch(socketWatch) }
+        socketWatch = nil
+        if socket >= 0 { close(socket) }
+        socket = -1
     }
 
-    /// Connects to the configured host and port, trying each address; non-blocking, bounded by the
-    /// connect timeout, interrupted by ``stop()``.
-    private func connect() -> Result<Int32, ConnectError> {
+    /// Ends the link: closes what is open and ends the stream (and the loop, if its own).
+    private func finish() {
+        guard !finished else { return }
+        finished = true
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        deadlineTimer = nil
+        abandonAttempt()
+        closeSocket()
+        continuation.finish()
+        if ownsLoop { loop.shutdown() }
+    }
+
+    // MARK: Connecting
+
+    /// Resolves the configured host and tries each address in turn, without blocking the loop
+    /// while a connection is under way (bounded by the connect timeout).
+    private func beginConnecting() {
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        deadlineTimer = nil
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>? = nil
         let rc = getaddrinfo(configuration.host, String(configuration.port), &hints, &list)
-        guard rc == 0, let first = list else {
-            return .failure(ConnectError("cannot resolve \(configuration.host): \(String(cString: gai_strerror(rc)))"))
+        guard rc == 0, list != nil else {
+            connectFailed(ConnectError("cannot resolve \(configuration.host): \(String(cString: gai_strerror(rc)))"))
+            return
         }
-        defer { freeaddrinfo(list) }
-        var lastError = ConnectError("no address for \(configuration.host)")
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let info = entry?.pointee, !isStopped {
+        var addresses: [Address] = []
+        var entry = list
+        while let info = entry?.pointee {
             entry = info.ai_next
-            let fd = Glibc.socket(info.ai_family, info.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.ai_protocol)
+            guard let pointer = info.ai_addr else { continue }
+            var storage = sockaddr_storage()
+            let length = min(Int(info.ai_addrlen), MemoryLayout<sockaddr_storage>.size)
+            withUnsafeMutableBytes(of: &storage) { target in
+                target.copyMemory(from: UnsafeRawBufferPointer(start: pointer, count: length))
+            }
+            addresses.append(
+                Address(
+                    storage: storage, length: socklen_t(length), family: info.ai_family, type: info.ai_socktype,
+                    proto: info.ai_protocol))
+        }
+        freeaddrinfo(list)
+        attempt = ConnectAttempt(addresses: addresses, lastError: ConnectError("no address for \(configuration.host)"))
+        tryNextAddress()
+    }
+
+    /// Connects to the next address: at once, or once the loop finds the socket writable.
+    private func tryNextAddress() {
+        while var current = attempt, current.next < current.addresses.count, !isStopped {
+            var address = current.addresses[current.next]
+            current.next += 1
+            attempt = current
+            let fd = Glibc.socket(address.family, address.type | Int32(SOCK_CLOEXEC.rawValue), address.proto)
             guard fd >= 0 else { continue }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) == 0 { return .success(fd) }
+            let rc = withUnsafePointer(to: &address.storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, address.length) }
+            }
+            if rc == 0 {
+                attempt = nil
+                connected(fd)
+                return
+            }
             guard errno == EINPROGRESS else {
-                lastError = ConnectError(String(cString: strerror(errno)))
+                attempt?.lastError = ConnectError(String(cString: strerror(errno)))
                 close(fd)
                 continue
             }
-            var fds = [
-                pollfd(fd: fd, events: Int16(POLLOUT), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let timeout = Int32(min(configuration.connectTimeout.inSeconds * 1000, 3_600_000))
-            let ready = poll(&fds, 2, timeout)
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            if ready > 0, fds[0].revents != 0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 {
-                return .success(fd)
+            attempt?.descriptor = fd
+            attempt?.watch = loop.watch(fd, events: Int16(POLLOUT)) { [self] _ in connectionSettled(timedOut: false) }
+            let timeout = min(configuration.connectTimeout.inSeconds, 3600)
+            attempt?.timer = loop.schedule(after: .nanoseconds(Int64(timeout * 1e9))) { [self] in
+                attempt?.timer = nil
+                connectionSettled(timedOut: true)
             }
-            lastError = ConnectError(ready == 0 ? "timed out" : String(cString: strerror(error != 0 ? error : errno)))
-            close(fd)
+            return
         }
-        return .failure(lastError)
+        guard let current = attempt else { return }
+        attempt = nil
+        connectFailed(current.lastError)
     }
 
+    /// The socket of the address being tried became writable (connected or refused), or its time
+    /// ran out.
+    private func connectionSettled(timedOut: Bool) {
+        guard var current = attempt, current.descriptor >= 0 else { return }
+        let fd = current.descriptor
+        if let watch = current.watch { loop.unwatch(watch) }
+        if let timer = current.timer { loop.cancel(timer) }
+        current.descriptor = -1
+        current.watch = nil
+        current.timer = nil
+        attempt = current
+        guard !isStopped else {
+            close(fd)
+            return
+        }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if !timedOut, getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 {
+            attempt = nil
+            connected(fd)
+            return
+        }
+        let reason = timedOut ? "timed out" : String(cString: strerror(error != 0 ? error : errno))
+        attempt?.lastError = ConnectError(reason)
+        close(fd)
+        tryNextAddress()
+    }
+
+    private func abandonAttempt() {
+        guard let current = attempt else { return }
+        if let watch = current.watch { loop.unwatch(watch) }
+        if let timer = current.timer { loop.cancel(timer) }
+        if current.descriptor >= 0 { close(current.descriptor) }
+        attempt = nil
+    }
+
+    private func connected(_ fd: Int32) {
+        socket = fd
+        socketWatch = loop.watch(fd, events: Int16(POLLIN)) { [self] _ in handle(readable: true) }
+        let action = session.machine.connected(now: monotonicNow())
+        session.connected()
+        advance(action)
+    }
+
+    private func connectFailed(_ error: ConnectError) {
+        guard !isStopped else { return }
+        let action = session.machine.connectFailed(now: monotonicNow(), random: Double.random(in: 0..<1))
+        session.connectFailed(error, output: emit)
+        advance(action)
+    }
+
+    /// Sends a command (gpsd's WATCH: a few hundred bytes, which a fresh socket takes at once).
     private func sendAll(_ fd: Int32, _ text: String) -> Bool {
         let bytes = Array(text.utf8)
         var sent = 0

@@ -1,3 +1,4 @@
+import AsyncSupport
 import FoundationEssentials
 import Logging
 
@@ -13,13 +14,15 @@ import Logging
 /// iteration or cancelling its task. A speed or course gpsd did not report is derived from the
 /// positions (``MotionEstimator``).
 ///
-/// The network work runs on a thread of its own; a consumer slower than gpsd loses the oldest
+/// The network work runs on an ``AsyncSupport/EventLoop``: the one given, or a thread of its own
+/// for each iteration; a consumer slower than gpsd loses the oldest
 /// updates beyond ``GpsdConfiguration/bufferSize`` (counted in ``SourceStatistics/updatesDiscarded``).
 public struct GpsdSource: LocationSource {
     /// Where gpsd is and how the source behaves.
     public let configuration: GpsdConfiguration
     private let logger: Logger
     private let now: @Sendable () -> Date
+    private let loop: EventLoop?
     private let store = StatisticsStore()
 
     /// Creates a source; nothing connects until ``updates`` is iterated.
@@ -29,15 +32,19 @@ public struct GpsdSource: LocationSource {
     ///   - logger: the source's logger; nothing is logged without one.
     ///   - now: the wall clock (UTC), the time of a fix that gpsd reports without one (a receiver that
     ///     sends no date, GGA or GLL only); the system clock by default.
+    ///   - loop: the event loop the connection runs on: the consumer's (the agent's), so that an
+    ///     update reaches a consumer that prefers it without a thread switch; nil for a thread of
+    ///     the source's own, started with each iteration and ended with it.
     /// - Throws: ``LocationError`` with code `.invalidConfiguration` for an out-of-range value.
     public init(
         configuration: GpsdConfiguration = GpsdConfiguration(), logger: Logger = .discarding,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, loop: EventLoop? = nil
     ) throws(LocationError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
         self.now = now
+        self.loop = loop
     }
 
     /// The updates; see ``GpsdSource``.
@@ -46,8 +53,9 @@ public struct GpsdSource: LocationSource {
         let logger = logger
         let store = store
         let now = now
+        let loop = loop
         return LocationUpdates {
-            GpsdStream(configuration: configuration, logger: logger, store: store, now: now)
+            GpsdStream(configuration: configuration, logger: logger, store: store, now: now, loop: loop)
         }
     }
 
@@ -55,18 +63,21 @@ public struct GpsdSource: LocationSource {
     public var statistics: SourceStatistics { store.snapshot }
 }
 
-/// One iteration of a gpsd source: the link's thread and the stream it feeds.
+/// One iteration of a gpsd source: the link and the stream it feeds.
 private final class GpsdStream: UpdateProducer {
     private let link: GpsdLink
     private var started = false
     private var iterator: AsyncStream<LocationUpdate>.AsyncIterator
 
-    init(configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore, now: @escaping @Sendable () -> Date)
-    {
+    init(
+        configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
+        now: @escaping @Sendable () -> Date, loop: EventLoop?
+    ) {
         let (stream, continuation) = AsyncStream<LocationUpdate>.makeStream(
             bufferingPolicy: .bufferingNewest(configuration.bufferSize))
         let link = GpsdLink(
-            configuration: configuration, logger: logger, store: store, continuation: continuation, now: now)
+            configuration: configuration, logger: logger, store: store, continuation: continuation, now: now,
+            loop: loop)
         continuation.onTermination = { _ in link.stop() }
         self.link = link
         self.iterator = stream.makeAsyncIterator()

@@ -1,3 +1,4 @@
+import AsyncSupport
 import FoundationEssentials
 import Logging
 
@@ -127,10 +128,12 @@ public enum LocationSourceAddress: Hashable, Sendable, CustomStringConvertible {
     ///   - now: the wall clock (UTC): for gpsd, the time of a fix that gpsd reports without one (a
     ///     receiver that sends no date); for a file, the date of fixes in a file without dates and
     ///     the time of restamped fixes. The system clock by default.
+    ///   - loop: the event loop a gpsd connection runs on
+    ///     (``GpsdSource/init(configuration:logger:now:loop:)``); nil for one of its own.
     /// - Throws: ``LocationError`` with code `.invalidConfiguration` for out-of-range settings.
     public func makeSource(
         gpsd: GpsdConfiguration = GpsdConfiguration(), file: FileSource.Options = FileSource.Options(),
-        logger: Logger = .discarding, now: @escaping @Sendable () -> Date = { Date() }
+        logger: Logger = .discarding, now: @escaping @Sendable () -> Date = { Date() }, loop: EventLoop? = nil
     ) throws(LocationError) -> any LocationSource {
         switch self {
         case .gpsd(let host, let port, let device):
@@ -138,7 +141,7 @@ public enum LocationSourceAddress: Hashable, Sendable, CustomStringConvertible {
             configuration.host = host
             configuration.port = port
             configuration.device = device
-            return try GpsdSource(configuration: configuration, logger: logger, now: now)
+            return try GpsdSource(configuration: configuration, logger: logger, now: now, loop: loop)
         case .file(let path):
             return try FileSource(path: path, options: file, logger: logger, now: now)
         }

@@ -1,4 +1,5 @@
 import AgentCore
+import AsyncSupport
 import FoundationEssentials
 import LiveActivity
 import MyelineWire
@@ -60,12 +61,18 @@ public struct AgentService: Service, CustomStringConvertible {
         // on this device's topic reveals a second agent with the same device id.
         let instance = String(UUID().uuidString.filter { $0 != "-" }.prefix(12).lowercased())
         let mqtt = try clientConfiguration(topics: topics, instance: instance)
-        let source = try configuration.source.address.makeSource(file: configuration.fileOptions, logger: logger)
+        // The agent's one event loop: the spool, the control loop, the drainer, the publisher and
+        // the gpsd link, so that a fix goes from gpsd's socket to the spool without a thread switch.
+        let loop = EventLoop(name: "myeline-loop")
+        defer { loop.shutdown() }
+        let source = try configuration.source.address.makeSource(
+            file: configuration.fileOptions, logger: logger, loop: loop)
         let storage = try await AgentStorage.open(
             stateDirectory: configuration.stateDirectory,
             spoolDirectory: configuration.storage.resolvedSpoolDirectory(
                 stateDirectory: configuration.stateDirectory, environment: ProcessInfo.processInfo.environment),
-            durability: configuration.storage.durability, capacity: configuration.outbox.capacity, logger: logger)
+            durability: configuration.storage.durability, capacity: configuration.outbox.capacity,
+            spoolExecutor: loop, logger: logger)
         logger.info(
             "Agent starting",
             metadata: [

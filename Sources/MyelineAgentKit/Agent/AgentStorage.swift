@@ -28,9 +28,10 @@ import Logging
 /// `storage.durability: every-fix` there is no spool: every batch is written and flushed to the
 /// journal before anything of it is published, as in Myeline's first version.
 ///
-/// Every call runs on one of two ``AsyncSupport/BlockingExecutor``s, never on Swift's
-/// cooperative pool: the spool's (fast: memory) and the journal's (flushes), so that a group
-/// commit never holds up a fix. A fix takes one call to the spool's: the drainer is handed the
+/// Every call runs on one of two threads, never on Swift's cooperative pool: the spool's (fast:
+/// memory; the agent's ``AsyncSupport/EventLoop``, given to ``open(stateDirectory:spoolDirectory:durability:capacity:window:spoolExecutor:logger:)``)
+/// and the journal's (flushes; a ``AsyncSupport/BlockingExecutor``), so that a group commit never
+/// holds up a fix. A fix takes one call to the spool's: the drainer is handed the
 /// points just appended in memory and takes their delivery in memory (``AgentStore/OutboxHandOff``);
 /// the spool's cursor gets the delivery with the next append, or the next commit when no fix came.
 final class AgentStorage: Sendable {
@@ -107,7 +108,9 @@ final class AgentStorage: Sendable {
     let primary: Tier
     /// The journal, on the device (the same tier as `primary` with every-fix).
     let journal: Tier
-    let spoolExecutor: BlockingExecutor
+    /// The spool's thread: the agent's event loop, which also runs the control loop, the
+    /// drainer, the publisher and the gpsd link.
+    let spoolExecutor: EventLoop
     let journalExecutor: BlockingExecutor
     let logger: Logger
     private let state: Locked<State>
@@ -160,7 +163,7 @@ final class AgentStorage: Sendable {
 
     private init(
         durability: Durability, primary: Tier, journal: Tier, spoolDirectory: String?, window: Int, logger: Logger,
-        state: State, spoolExecutor: BlockingExecutor, journalExecutor: BlockingExecutor
+        state: State, spoolExecutor: EventLoop, journalExecutor: BlockingExecutor
     ) {
         self.durability = durability
         self.primary = primary
@@ -185,12 +188,13 @@ final class AgentStorage: Sendable {
     /// reservations, so numbering goes on after them. A stop that lost the spool without a
     /// clean close is a power loss: logged, and counted (``State/powerLosses``).
     ///
+    /// The spool's calls run on `spoolExecutor`, the agent's event loop.
+    ///
     /// - Throws: `AgentStoreError` when a directory cannot be created or read.
     static func open(
         stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int,
-        window: Int = spoolWindow, logger: Logger
+        window: Int = spoolWindow, spoolExecutor: EventLoop, logger: Logger
     ) async throws -> AgentStorage {
-        let spoolExecutor = BlockingExecutor(label: "myeline.agent.spool")
         let journalExecutor = BlockingExecutor(label: "myeline.agent.journal")
         let opened = try await journalExecutor.run { () throws -> (Tier, Tier, State) in
             try Self.recover(
