@@ -18,27 +18,34 @@ public final class MQTTClient: Sendable {
     private let handle: MosquittoHandle
     private let loop: NetworkLoop
 
-    private init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
+    private init(configuration: MQTTConfiguration, logger: Logger, eventLoop: EventLoop?) throws(MQTTError) {
         try configuration.validate()
         self.configuration = configuration
         self.context = ClientContext(configuration: configuration, logger: logger)
         self.handle = try MosquittoHandle(configuration: configuration, context: context)
-        self.loop = NetworkLoop(handle: handle, context: context)
+        self.loop = NetworkLoop(handle: handle, context: context, eventLoop: eventLoop)
     }
 
     /// Runs `body` with a started client, then disconnects cleanly (no will is sent) and frees it.
     ///
     /// The body runs at once, connected or not: a tracker must work offline. The client is shut
     /// down however the body ends, by return, throw or cancellation.
+    ///
+    /// With an `eventLoop`, a connection's traffic runs on it once the connection is complete
+    /// (the callbacks, the subscriptions' `transform`s and the acknowledgements' completions too),
+    /// and a message published from that loop's thread is written in the same turn, without
+    /// waking another thread: for a user whose own work runs on that loop (the agent, issue 24).
+    /// The loop must outlive the client. Without one, everything runs on the client's network thread.
     /// - Throws: `MQTTError` `.invalidConfiguration` before starting when the configuration or one of
     ///   its files is invalid; otherwise whatever `body` throws.
     public static func withClient<Result>(
         configuration: MQTTConfiguration,
         logger: Logger,
+        eventLoop: EventLoop? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (MQTTClient) async throws -> sending Result
     ) async throws -> sending Result {
-        let client = try MQTTClient(configuration: configuration, logger: logger)
+        let client = try MQTTClient(configuration: configuration, logger: logger, eventLoop: eventLoop)
         client.loop.start()
         let result: Result
         do {

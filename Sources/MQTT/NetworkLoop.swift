@@ -9,9 +9,14 @@ import Synchronization
 /// what happens (the connect call's result, libmosquitto's loop, the end of a wait, a stop) and
 /// performs the actions (connect, resume, wait, disconnect, finish), so that no blocking call
 /// ever runs on Swift's cooperative pool. Every decision is the machine's.
+///
+/// Given an event loop, the thread hands each complete connection's traffic to it (``Pump``) and
+/// waits until the connection ends or the client stops.
 final class NetworkLoop: Sendable {
     private let handle: MosquittoHandle
     private let context: ClientContext
+    /// The connection's traffic on the user's event loop; nil: on this thread.
+    let pump: Pump?
     private let stopRequested = Atomic<Bool>(false)
     /// Set by ``connectNow()``; taken by the wait it cuts short.
     private let connectRequested = Atomic<Bool>(false)
@@ -33,9 +38,17 @@ final class NetworkLoop: Sendable {
         Int32(min(max((keepAlive.inSeconds / 3 * 1000).rounded(), 1000), 10_000))
     }
 
-    init(handle: MosquittoHandle, context: ClientContext) {
+    init(handle: MosquittoHandle, context: ClientContext, eventLoop: EventLoop?) {
         self.handle = handle
         self.context = context
+        let pump = eventLoop.map { loop in
+            Pump(
+                handle: handle, loop: loop,
+                keepAliveCheck: .milliseconds(
+                    Int64(Self.loopTimeoutMilliseconds(keepAlive: context.configuration.keepAlive))))
+        }
+        self.pump = pump
+        if let pump { handle.packetsQueued = { pump.packetsQueued() } }
     }
 
     func start() {
@@ -53,6 +66,8 @@ final class NetworkLoop: Sendable {
     /// Disconnects cleanly and returns once the thread has ended.
     func stop() async {
         stopRequested.store(true, ordering: .sequentiallyConsistent)
+        // An event loop's pumping ends first: the thread takes the connection back to disconnect.
+        pump?.requestStop()
         // Queuing DISCONNECT wakes the loop from its wait for traffic at once; the thread then
         // sees the stop and flushes it.
         _ = handle.whileOpen { $0.disconnect() }
@@ -180,9 +195,16 @@ final class NetworkLoop: Sendable {
             return ended(status)
         }
 
-        /// Runs libmosquitto's loop until the connection is complete, ends, or the client stops.
+        /// Runs libmosquitto's loop until the connection is complete, ends, or the client stops;
+        /// a complete one on the event loop, if the client has one.
         private mutating func pump() -> MQTTConnectionStateMachine.Action {
             while true {
+                if machine.isConnected, let pump = loop.pump {
+                    let status = pump.run()
+                    if loop.stopping { return machine.shutdownRequested() }
+                    handle.close()
+                    return ended(status)
+                }
                 let status = handle.loop(
                     timeoutMilliseconds: NetworkLoop.loopTimeoutMilliseconds(keepAlive: configuration.keepAlive))
                 if loop.stopping { return machine.shutdownRequested() }

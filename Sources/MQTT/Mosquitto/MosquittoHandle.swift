@@ -121,21 +121,30 @@ final class MosquittoHandle: @unchecked Sendable {
     /// Whether the gate is open: the client is connected.
     var isOpen: Bool { gate.withLock { $0 == .open } }
 
+    /// Called after a call through the gate that may have queued packets, outside the gate's
+    /// lock: the network loop has them written when an event loop runs the connection
+    /// (``NetworkLoop/Pump/packetsQueued()``). Set before the network thread starts, never after.
+    var packetsQueued: (@Sendable () -> Void)?
+
     /// Runs `body` while the gate is open, holding it; nil, without running it, when it is not.
     func whileOpen<R, E: Error>(_ body: (OpenHandle) throws(E) -> R) throws(E) -> R? {
-        try gate.withLock { gate throws(E) -> R? in
+        let result = try gate.withLock { gate throws(E) -> R? in
             guard gate == .open else { return nil }
             return try body(OpenHandle(pointer: pointer))
         }
+        if result != nil { packetsQueued?() }
+        return result
     }
 
     /// Runs `body` holding the gate, with the handle if the gate is open and nil if not: for work
     /// that must be ordered against the connection's changes and the destruction whether or not
     /// it sends anything.
     func withGate<R>(_ body: (OpenHandle?) -> R) -> R {
-        gate.withLock { gate in
-            body(gate == .open ? OpenHandle(pointer: pointer) : nil)
+        let (result, open) = gate.withLock { gate in
+            (body(gate == .open ? OpenHandle(pointer: pointer) : nil), gate == .open)
         }
+        if open { packetsQueued?() }
+        return result
     }
 
     /// Frees the handle; every later call through the gate is skipped. The network thread must
@@ -192,17 +201,46 @@ final class MosquittoHandle: @unchecked Sendable {
     /// traffic, reads and writes what there is, and runs the callbacks; then reads the packets
     /// already waiting in the socket, at most ``readAhead``.
     func loop(timeoutMilliseconds: Int32) -> MosquittoStatus {
-        // libmosquitto 2.0 ignores max_packets (1): each call reads one packet per message in
-        // flight, at least one, after a select. Under a flood that select per message took a fifth
-        // of the network thread (perf, 10,000 devices); what the socket already holds is read
-        // without it, asking the socket (FIONREAD) before each packet.
-        var status = MosquittoStatus(mosquitto_loop(pointer, timeoutMilliseconds, 1))
+        readingAhead(after: MosquittoStatus(mosquitto_loop(pointer, timeoutMilliseconds, 1)))
+    }
+
+    /// libmosquitto 2.0 ignores max_packets (1): each call reads one packet per message in
+    /// flight, at least one, after a select. Under a flood that select per message took a fifth
+    /// of the network thread (perf, 10,000 devices); what the socket already holds is read
+    /// without it, asking the socket (FIONREAD) before each packet.
+    private func readingAhead(after first: MosquittoStatus) -> MosquittoStatus {
+        var status = first
         var packets = 0
         while status.isSuccess, packets < Self.readAhead, hasWaitingBytes {
             status = MosquittoStatus(mosquitto_loop_read(pointer, 1))
             packets += 1
         }
         return status
+    }
+
+    // MARK: The connection's pump on an event loop (NetworkLoop.Pump), while the network thread waits
+
+    /// The connection's socket; -1 when there is none (libmosquitto closed it).
+    var socket: Int32 { mosquitto_socket(pointer) }
+
+    /// Whether libmosquitto has packets queued to write.
+    var wantsWrite: Bool { mosquitto_want_write(pointer) }
+
+    /// Reads what the socket has (one packet per message in flight, then what waits, at most
+    /// ``readAhead``), running the callbacks.
+    func read() -> MosquittoStatus {
+        readingAhead(after: MosquittoStatus(mosquitto_loop_read(pointer, 1)))
+    }
+
+    /// Writes the packets queued, as far as the socket takes them.
+    func write() -> MosquittoStatus {
+        MosquittoStatus(mosquitto_loop_write(pointer, 1))
+    }
+
+    /// The keep-alive: a PINGREQ when nothing was sent for the keep-alive, the connection closed
+    /// when the broker's answer is overdue.
+    func keepAlive() -> MosquittoStatus {
+        MosquittoStatus(mosquitto_loop_misc(pointer))
     }
 
     /// The most packets ``loop(timeoutMilliseconds:)`` reads after libmosquitto's own round, so

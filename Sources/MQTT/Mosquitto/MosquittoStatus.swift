@@ -23,6 +23,10 @@ struct MosquittoStatus: Equatable, Sendable {
     /// Whether the call succeeded.
     var isSuccess: Bool { failure == nil }
 
+    static let success = MosquittoStatus(MOSQ_ERR_SUCCESS.rawValue)
+    /// The connection has ended (`MOSQ_ERR_NO_CONN`).
+    static let noConnection = MosquittoStatus(MOSQ_ERR_NO_CONN.rawValue)
+
     /// Whether the call failed because the client is not connected (`MOSQ_ERR_NO_CONN`).
     var isNotConnected: Bool { failure?.code == .notConnected }
 

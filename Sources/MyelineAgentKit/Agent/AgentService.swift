@@ -81,7 +81,7 @@ public struct AgentService: Service, CustomStringConvertible {
                 "myeline.source": "\(configuration.source.address)",
             ])
         do {
-            try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
+            try await MQTTClient.withClient(configuration: mqtt, logger: logger, eventLoop: loop) { client in
                 try await runServices(
                     client: client, storage: storage, source: source, topics: topics, instance: instance)
             }
