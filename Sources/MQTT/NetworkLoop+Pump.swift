@@ -85,7 +85,9 @@ extension NetworkLoop {
             if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
                 guard proceed(handle.read()) else { return }
             }
-            if revents & Int16(POLLOUT) != 0 {
+            // What the read queued (a PUBREL for a PUBREC, a PUBACK) goes at once: the socket
+            // almost always takes it, which saves a round of the loop for its POLLOUT.
+            if revents & Int16(POLLOUT) != 0 || handle.wantsWrite {
                 guard proceed(handle.write()) else { return }
             }
             // As libmosquitto's own loop does after each round.

@@ -84,6 +84,31 @@ struct GpsdRecoveryIntegrationTests {
         }
     }
 
+    @Test func aHostThatCannotBeResolvedIsReportedAndRetriedOnTheGivenLoop() async throws {
+        let loop = EventLoop(name: "test-gpsd-loop")
+        defer { loop.shutdown() }
+        let source = try GpsdSource(
+            configuration: GpsdConfiguration(host: "no-such-host.invalid", reconnect: Self.quickRetry), loop: loop)
+        let onLoop = Locked<[Bool]>([])
+        let recorder = UpdateRecorder()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The consumer prefers the loop, as the agent's feeder does: each update reaches it there.
+            group.addTask(executorPreference: loop) {
+                for try await update in source.updates {
+                    onLoop.withLock { $0.append(loop.isCurrent) }
+                    await recorder.record(update)
+                }
+            }
+            try await recorder.wait("a source-unavailable update") { $0.contains { $0.status == .sourceUnavailable } }
+            group.cancelAll()
+        }
+        #expect(await recorder.updates.allSatisfy { $0.status == .sourceUnavailable })
+        #expect(source.statistics.disconnections >= 1)
+        #expect(onLoop.withLock { $0 }.allSatisfy { $0 })
+        // The lookup ran off the loop, which still runs work.
+        #expect(await loop.run { loop.isCurrent })
+    }
+
     @Test func receiverWithoutAFixForMinutes() async throws {
         let log = NoFixLog.minutes(5)
         try await TestGpsd.with { gpsd in

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import AsyncSupport
+import Dispatch
 import Logging
 import Synchronization
 
@@ -45,7 +46,7 @@ final class GpsdLink: @unchecked Sendable {
         var timer: EventLoop.Timer?
     }
 
-    private struct Address {
+    private struct Address: Sendable {
         var storage: sockaddr_storage
         var length: socklen_t
         var family: Int32
@@ -180,20 +181,41 @@ final class GpsdLink: @unchecked Sendable {
 
     // MARK: Connecting
 
-    /// Resolves the configured host and tries each address in turn, without blocking the loop
-    /// while a connection is under way (bounded by the connect timeout).
+    /// Resolves the configured host off the loop (a name lookup may wait seconds for a DNS server;
+    /// everything else on the loop would wait with it), then tries each address in turn, without
+    /// blocking the loop while a connection is under way (bounded by the connect timeout).
     private func beginConnecting() {
         if let deadlineTimer { loop.cancel(deadlineTimer) }
         deadlineTimer = nil
+        let (host, port, loop) = (configuration.host, configuration.port, loop)
+        DispatchQueue.global().async { [self] in
+            let addresses = Self.resolve(host: host, port: port)
+            loop.execute { [self] in resolved(addresses) }
+        }
+    }
+
+    private func resolved(_ addresses: Result<[Address], ConnectError>) {
+        guard !isStopped else { return }
+        switch addresses {
+        case .success(let addresses):
+            attempt = ConnectAttempt(addresses: addresses, lastError: ConnectError("no address for \(configuration.host)"))
+            tryNextAddress()
+        case .failure(let error):
+            connectFailed(error)
+        }
+    }
+
+    /// `getaddrinfo`, blocking: the host's addresses for a TCP connection.
+    private static func resolve(host: String, port: Int) -> Result<[Address], ConnectError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>? = nil
-        let rc = getaddrinfo(configuration.host, String(configuration.port), &hints, &list)
+        let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, list != nil else {
-            connectFailed(ConnectError("cannot resolve \(configuration.host): \(String(cString: gai_strerror(rc)))"))
-            return
+            return .failure(ConnectError("cannot resolve \(host): \(String(cString: gai_strerror(rc)))"))
         }
+        defer { freeaddrinfo(list) }
         var addresses: [Address] = []
         var entry = list
         while let info = entry?.pointee {
@@ -209,9 +231,7 @@ final class GpsdLink: @unchecked Sendable {
                     storage: storage, length: socklen_t(length), family: info.ai_family, type: info.ai_socktype,
                     proto: info.ai_protocol))
         }
-        freeaddrinfo(list)
-        attempt = ConnectAttempt(addresses: addresses, lastError: ConnectError("no address for \(configuration.host)"))
-        tryNextAddress()
+        return .success(addresses)
     }
 
     /// Connects to the next address: at once, or once the loop finds the socket writable.
