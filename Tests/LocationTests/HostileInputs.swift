@@ -271,6 +271,22 @@ extension HostileInput {
             HostileInput(.gpsd, "an escaped NUL in the device path", tpv("device", #""\u0000""#), tpvFix),
             HostileInput(.gpsd, "a lone surrogate escape in the device path", tpv("device", #""\ud800""#), tpvFix),
             HostileInput(.gpsd, "a bad escape in the device path", tpv("device", #""\x41""#), .rejected(.notJSON)),
+            // Broken after the class: the message's own pass reads past the class and rejects it.
+            HostileInput(
+                .gpsd, "a SKY whose satellites are cut",
+                #"{"class":"SKY","uSat":7,"satellites":[{"PRN":1,"used":true}"#,
+                .rejected(.notJSON)),
+            HostileInput(
+                .gpsd, "a SKY with text after the object", #"{"class":"SKY","uSat":7} x"#, .rejected(.notJSON)),
+            HostileInput(
+                .gpsd, "a VERSION with a trailing comma", #"{"class":"VERSION","proto_major":3,}"#, .rejected(.notJSON)),
+            HostileInput(
+                .gpsd, "a DEVICE with text after the object", #"{"class":"DEVICE","path":"/dev/x"} x"#,
+                .rejected(.notJSON)),
+            HostileInput(
+                .gpsd, "an unknown class with text after the object", #"{"class":"PPS","x":1} x"#,
+                .rejected(.notJSON)),
+            HostileInput(.gpsd, "a broken member before the class", #"{"lat":,"class":"TPV"}"#, .rejected(.notJSON)),
             // Over-long lines and deep nesting.
             HostileInput(
                 .gpsd, "a line of 10,241 characters",

@@ -24,29 +24,51 @@ struct GpsdJSONScanner {
     /// Visits every member of the object spanning `range` (white space around it allowed).
     /// Returns `false`, possibly after visiting some members, when the text is not a JSON object.
     func forEachMember(in range: Range<Int>, _ body: (Range<Int>, Value) -> Void) -> Bool {
+        scanMembers(in: range) { key, value -> Bool in
+            body(key, value)
+            return true
+        } == .complete
+    }
+
+    /// How a scan of an object's members ended.
+    enum Scan: Equatable {
+        /// The whole object was read, and it is one.
+        case complete
+        /// The visitor stopped it: the text up to there is well-formed, the rest was not read.
+        case stopped
+        /// The text is not a JSON object.
+        case malformed
+    }
+
+    /// Visits the members of the object spanning `range` while `body` returns true.
+    func scanMembers(in range: Range<Int>, while body: (Range<Int>, Value) -> Bool) -> Scan {
+        scan(in: range, body) ?? .malformed
+    }
+
+    private func scan(in range: Range<Int>, _ body: (Range<Int>, Value) -> Bool) -> Scan? {
         var index = skipSpace(range.lowerBound, range.upperBound)
-        guard index < range.upperBound, bytes[index] == UInt8(ascii: "{") else { return false }
+        guard index < range.upperBound, bytes[index] == UInt8(ascii: "{") else { return nil }
         index = skipSpace(index + 1, range.upperBound)
         let end = range.upperBound
         if index < end, bytes[index] == UInt8(ascii: "}") {
-            return skipSpace(index + 1, end) == end
+            return skipSpace(index + 1, end) == end ? .complete : nil
         }
         while true {
-            guard index < end, bytes[index] == UInt8(ascii: "\"") else { return false }
-            guard let (key, _, afterKey) = scanString(index, end) else { return false }
+            guard index < end, bytes[index] == UInt8(ascii: "\"") else { return nil }
+            guard let (key, _, afterKey) = scanString(index, end) else { return nil }
             index = skipSpace(afterKey, end)
-            guard index < end, bytes[index] == UInt8(ascii: ":") else { return false }
+            guard index < end, bytes[index] == UInt8(ascii: ":") else { return nil }
             index = skipSpace(index + 1, end)
-            guard let (value, afterValue) = scanValue(index, end) else { return false }
-            body(key, value)
+            guard let (value, afterValue) = scanValue(index, end) else { return nil }
+            guard body(key, value) else { return .stopped }
             index = skipSpace(afterValue, end)
-            guard index < end else { return false }
+            guard index < end else { return nil }
             if bytes[index] == UInt8(ascii: ",") {
                 index = skipSpace(index + 1, end)
                 continue
             }
-            guard bytes[index] == UInt8(ascii: "}") else { return false }
-            return skipSpace(index + 1, end) == end
+            guard bytes[index] == UInt8(ascii: "}") else { return nil }
+            return skipSpace(index + 1, end) == end ? .complete : nil
         }
     }
 

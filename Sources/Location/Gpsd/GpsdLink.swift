@@ -367,7 +367,13 @@ struct LineBuffer {
     ) -> GpsdConnectionMachine.Action? {
         var action: GpsdConnectionMachine.Action? = nil
         var start = 0
-        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: "\n") {
+        // memchr finds each line's end: a SKY is a few kilobytes, and a loop over its bytes cost
+        // about 15,000 instructions a fix (callgrind, issue 24).
+        while start < bytes.count,
+            let found = memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\n")), bytes.count - start)
+        {
+            let index = UnsafeRawPointer(bytes.baseAddress!).distance(to: found)
+            defer { start = index + 1 }
             if discarding {
                 discarding = false
             } else if pending.isEmpty {
@@ -379,7 +385,6 @@ struct LineBuffer {
                 if action == nil { action = result }
                 pending.removeAll(keepingCapacity: true)
             }
-            start = index + 1
         }
         if start < bytes.count && !discarding {
             pending.append(contentsOf: bytes[start..<bytes.count])

@@ -150,18 +150,22 @@ extension GpsdMessage {
     /// Decodes one line holding one JSON object.
     static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<GpsdMessage, Failure> {
         let scanner = GpsdJSONScanner(bytes: line)
-        // Find the class first: gpsd writes it first, but JSON does not promise it.
+        let whole = 0..<line.count
+        // Find the class first: gpsd writes it first, but JSON does not promise it. The search
+        // stops at a class string: the message's own pass reads the rest and checks it, so that a
+        // line is scanned once (a SKY's satellites are most of its bytes), not twice.
         var classRange: Range<Int>? = nil
         var badClass = false
-        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
-            guard classRange == nil, scanner.key(key, is: "class") else { return }
+        let search = scanner.scanMembers(in: whole) { key, value -> Bool in
+            guard classRange == nil, scanner.key(key, is: "class") else { return true }
             guard case .string(let range, _) = value else {
                 badClass = true
-                return
+                return true
             }
             classRange = range
+            return badClass
         }
-        guard wellFormed else { return .failure(.notJSON) }
+        guard search != .malformed else { return .failure(.notJSON) }
         guard let classRange, !badClass else { return .failure(.noClass) }
         var decoder = MessageFields(scanner: scanner, line: line)
         let message: GpsdMessage
@@ -174,12 +178,16 @@ extension GpsdMessage {
         } else if scanner.key(classRange, is: "DEVICES") {
             message = .devices(decoder.devices())
         } else if scanner.key(classRange, is: "DEVICE") {
-            message = .device(decoder.device(in: 0..<line.count))
+            message = .device(decoder.device(in: whole, topLevel: true))
         } else if scanner.key(classRange, is: "ERROR") {
             message = .error(message: decoder.errorMessage())
         } else {
+            guard search == .complete || scanner.forEachMember(in: whole, { _, _ in }) else {
+                return .failure(.notJSON)
+            }
             return .success(.other)
         }
+        guard !decoder.malformed else { return .failure(.notJSON) }
         guard !decoder.failed else { return .failure(.invalidField) }
         return .success(message)
     }
@@ -190,6 +198,9 @@ private struct MessageFields {
     let scanner: GpsdJSONScanner
     let line: UnsafeBufferPointer<UInt8>
     var failed = false
+    /// Whether the line's text is not a JSON object: found by the message's own pass over it,
+    /// when the class was found before the end of the text.
+    var malformed = false
 
     mutating func number(_ value: GpsdJSONScanner.Value) -> Double? {
         guard case .number(let range) = value,
@@ -247,7 +258,7 @@ private struct MessageFields {
 
     mutating func tpv() -> GpsdTPV {
         var tpv = GpsdTPV()
-        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
             switch key.count {
             case 3:
                 if scanner.key(key, is: "lat") {
@@ -299,13 +310,14 @@ private struct MessageFields {
                 break
             }
         }
+        if !wellFormed { malformed = true }
         return tpv
     }
 
     mutating func sky() -> GpsdSKY {
         var sky = GpsdSKY()
         var listedUsed: Int? = nil
-        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
             if scanner.key(key, is: "hdop") {
                 sky.hdop = number(value)
             } else if scanner.key(key, is: "vdop") {
@@ -332,13 +344,14 @@ private struct MessageFields {
                 if valid { listedUsed = used } else { failed = true }
             }
         }
+        if !wellFormed { malformed = true }
         if sky.satellitesUsed == nil { sky.satellitesUsed = listedUsed }
         return sky
     }
 
     mutating func version() -> GpsdVersion {
         var version = GpsdVersion()
-        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
             if scanner.key(key, is: "release") {
                 version.release = string(value)
             } else if scanner.key(key, is: "proto_major") {
@@ -347,12 +360,15 @@ private struct MessageFields {
                 version.protocolMinor = integer(value)
             }
         }
+        if !wellFormed { malformed = true }
         return version
     }
 
-    mutating func device(in range: Range<Int>) -> GpsdDevice {
+    /// One device: the line's own object (`topLevel`: a DEVICE message, whose text is checked
+    /// here), or one of a DEVICES message's list (checked for balance by the list's scan).
+    mutating func device(in range: Range<Int>, topLevel: Bool = false) -> GpsdDevice {
         var device = GpsdDevice()
-        _ = scanner.forEachMember(in: range) { key, value in
+        let wellFormed = scanner.forEachMember(in: range) { key, value in
             if scanner.key(key, is: "path") {
                 device.path = string(value)
             } else if scanner.key(key, is: "driver") {
@@ -366,12 +382,13 @@ private struct MessageFields {
                 }
             }
         }
+        if topLevel && !wellFormed { malformed = true }
         return device
     }
 
     mutating func devices() -> [GpsdDevice] {
         var devices: [GpsdDevice] = []
-        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
             guard scanner.key(key, is: "devices") else { return }
             guard case .array(let range) = value else {
                 failed = true
@@ -386,14 +403,16 @@ private struct MessageFields {
             }
             if !valid { failed = true }
         }
+        if !wellFormed { malformed = true }
         return devices
     }
 
     mutating func errorMessage() -> String {
         var message = ""
-        _ = scanner.forEachMember(in: 0..<line.count) { key, value in
+        let wellFormed = scanner.forEachMember(in: 0..<line.count) { key, value in
             if scanner.key(key, is: "message") { message = string(value) ?? "" }
         }
+        if !wellFormed { malformed = true }
         return message
     }
 }
