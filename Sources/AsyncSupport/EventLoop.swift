@@ -201,13 +201,20 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
+    /// How many turns of work may run back to back before the loop looks at its descriptors and
+    /// timers again (without waiting): under a flood of work (a replay at full speed) the broker's
+    /// socket is still read and the timers still fire.
+    public static let turnsBetweenPolls = 16
+
     private func loop() {
         let executor = asUnownedTaskExecutor()
+        var turns = 0
         while true {
             let stopping = inbox.withLock { inbox -> Bool in
                 swap(&running, &inbox.work)
                 return inbox.stopping
             }
+            if running.isEmpty && stopping { break }
             if !running.isEmpty {
                 for work in running {
                     switch work {
@@ -216,36 +223,36 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                     }
                 }
                 running.removeAll(keepingCapacity: true)
-                continue
+                turns += 1
+                if turns < Self.turnsBetweenPolls { continue }
             }
-            if stopping { break }
-            if fireTimers() { continue }
-            // Nothing to do: sleep, unless work came meanwhile.
+            turns = 0
+            fireTimers()
+            // Sleep in the poll only when no work came meanwhile; otherwise look without waiting.
             let sleeps = inbox.withLock { inbox -> Bool in
                 guard inbox.work.isEmpty && !inbox.stopping else { return false }
                 inbox.sleeping = true
                 return true
             }
-            if sleeps { wait() }
+            wait(blocking: sleeps)
         }
         watches.removeAll()
         timers.removeAll()
     }
 
-    /// Calls the handlers of the timers due; whether any was.
-    private func fireTimers() -> Bool {
+    /// Calls the handlers of the timers due.
+    private func fireTimers() {
         let now = Self.now()
-        guard let earliest = timers.values.lazy.map(\.deadline).min(), earliest <= now else { return false }
+        guard let earliest = timers.values.lazy.map(\.deadline).min(), earliest <= now else { return }
         let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
         for (id, entry) in due where timers.removeValue(forKey: id) != nil {
             entry.handler()
         }
-        return true
     }
 
-    /// Waits in `poll` for the descriptors, the wake-up and the next timer; calls the handlers of
-    /// the descriptors that are ready.
-    private func wait() {
+    /// Waits in `poll` for the descriptors, the wake-up and the next timer (`blocking`), or only
+    /// looks; calls the handlers of the descriptors that are ready.
+    private func wait(blocking: Bool) {
         if descriptorsChanged {
             descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
             descriptorIDs = [0]
@@ -255,8 +262,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             }
             descriptorsChanged = false
         }
-        var timeout: Int32 = -1
-        if let next = timers.values.lazy.map(\.deadline).min() {
+        var timeout: Int32 = blocking ? -1 : 0
+        if blocking, let next = timers.values.lazy.map(\.deadline).min() {
             let now = Self.now()
             // Rounded up to the millisecond, so that a timer never fires early.
             timeout = next <= now ? 0 : Int32(min((next - now + 999_999) / 1_000_000, 3_600_000))

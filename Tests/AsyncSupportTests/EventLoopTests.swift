@@ -138,6 +138,40 @@ struct EventLoopTests {
         #expect(seen == [true, true, true])
     }
 
+    @Test func aLoopFloodedWithWorkStillServesItsDescriptorsAndTimers() async {
+        let loop = EventLoop(name: "test-loop")
+        defer { loop.shutdown() }
+        let descriptors = Self.pipePair()
+        defer { close(descriptors.read); close(descriptors.write) }
+        let flooding = Locked(true)
+        let turns = Locked(0)
+        // Work that hands over more work as it runs, until told to stop: the loop is never idle.
+        @Sendable func flood() {
+            turns.withLock { $0 += 1 }
+            if flooding.withLock({ $0 }) { loop.execute(flood) }
+        }
+        let (served, continuation) = AsyncStream<String>.makeStream()
+        await loop.run {
+            loop.execute(flood)
+            _ = loop.watch(descriptors.read, events: Int16(POLLIN)) { _ in
+                _ = Self.drain(descriptors.read)
+                continuation.yield("descriptor")
+            }
+            _ = loop.schedule(after: .milliseconds(5)) { continuation.yield("timer") }
+        }
+        Self.send(descriptors.write)
+        var seen: Set<String> = []
+        for await event in served {
+            seen.insert(event)
+            if seen.count == 2 { break }
+        }
+        let floodedTurns = turns.withLock { $0 }
+        flooding.withLock { $0 = false }
+        #expect(seen == ["descriptor", "timer"])
+        // The flood still ran meanwhile: it was served beside the descriptor and the timer.
+        #expect(floodedTurns > EventLoop.turnsBetweenPolls)
+    }
+
     @Test func workHandedOverBeforeTheShutdownStillRuns() async {
         let loop = EventLoop(name: "test-loop")
         let (done, continuation) = AsyncStream<Int>.makeStream()

@@ -198,7 +198,8 @@ final class GpsdLink: @unchecked Sendable {
         guard !isStopped else { return }
         switch addresses {
         case .success(let addresses):
-            attempt = ConnectAttempt(addresses: addresses, lastError: ConnectError("no address for \(configuration.host)"))
+            let none = ConnectError("no address for \(configuration.host)")
+            attempt = ConnectAttempt(addresses: addresses, lastError: none)
             tryNextAddress()
         case .failure(let error):
             connectFailed(error)
