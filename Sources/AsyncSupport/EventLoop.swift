@@ -7,9 +7,13 @@ import Synchronization
 /// It is a `TaskExecutor`: a task that prefers it (`withTaskExecutorPreference`) runs its
 /// nonisolated code on the loop's thread, and a watcher's handler that resumes such a task
 /// (yields to a stream it awaits) queues the task's next job from that thread, which runs in the
-/// same turn: no other thread is woken for it. The agent runs its spool, its control loop and
-/// the gpsd link on one loop, so that a fix read from gpsd is decoded, decided on and written to
-/// the spool without a thread switch (issue 24; docs/raspberry-pi.md, "Threads and wake-ups").
+/// same turn: no other thread is woken for it. The agent runs its spool, its control loop, the
+/// gpsd link and its MQTT connection on one loop, so that a fix read from gpsd is decoded, decided
+/// on, written to the spool and sent to the broker without a thread switch (issue 24;
+/// docs/raspberry-pi.md, "Threads and wake-ups").
+///
+/// Work runs first; after ``turnsBetweenPolls`` turns of work back to back the loop looks at its
+/// descriptors and timers without waiting, so that a flood of work does not starve them.
 ///
 /// **Threads.** ``execute(_:)``, ``run(_:)``, ``enqueue(_:)`` and ``shutdown()`` may be called from
 /// any thread; work handed over from another thread while the loop sleeps wakes it through a
