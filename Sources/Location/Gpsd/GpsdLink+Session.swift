@@ -3,8 +3,8 @@ import Logging
 import AsyncSupport
 
 extension GpsdLink {
-    /// The state the link's thread keeps: connection machine, decoder, gate, counters, and the
-    /// updates waiting to be yielded. Used by that thread only.
+    /// The state the link keeps: connection machine, decoder, gate, counters, and the updates
+    /// waiting to be yielded. Used on the link's event loop only.
     struct Session {
         var machine: GpsdConnectionMachine
         private var decoder: GpsdDecoder

@@ -123,11 +123,11 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
     /// flight, which ends the round when the broker has acknowledged it (and starts the next
     /// round when there is more).
     ///
-    /// The last batch is not waited for: its acknowledgement is taken on the MQTT client's network
-    /// thread as it arrives (``AgentStorage/delivered(through:)`` is memory and a lock), and the
-    /// drainer is woken again only when there is more to do (a full batch, a failure, points
-    /// appended meanwhile). At 1 Hz the PUBCOMP of a point then wakes no thread of the agent's
-    /// but the network thread that reads it (issue 24: it woke the spool's thread, once a fix).
+    /// The last batch is not waited for: its acknowledgement is taken where the MQTT connection
+    /// reads it, as it arrives (the agent's event loop; ``AgentStorage/delivered(through:)`` is
+    /// memory and a lock), and the drainer is woken again only when there is more to do (a full
+    /// batch, a failure, points appended meanwhile). At 1 Hz the PUBCOMP of a point then wakes no
+    /// other task (issue 24: it woke the spool's thread, once a fix).
     private func drain(round: Int) async -> Bool {
         let busy = rounds.withLock { rounds -> Bool in
             guard rounds.inFlight != nil else { return false }
