@@ -182,7 +182,7 @@ let package = Package(
         // the heap policy.
         .target(
             name: "AsyncSupport",
-            dependencies: ["CMallocTuning", "CThreadName"],
+            dependencies: ["CMallocTuning", "CThreadName", "Locking"],
             swiftSettings: essentials
         ),
         // The agent's decisions as one pure state machine: events in, actions out; no I/O.

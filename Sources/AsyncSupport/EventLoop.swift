@@ -1,4 +1,5 @@
 import Glibc
+import Locking
 import Synchronization
 
 /// A thread of its own that runs work in turn and waits in one `poll` for everything it serves:
@@ -48,7 +49,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         var stopping = false
     }
 
-    private let inbox = Mutex(Inbox())
+    /// Behind a `pthread_mutex_t` (``Locking/Locked``), which ThreadSanitizer follows: it does not
+    /// follow `Mutex`'s futex calls.
+    private let inbox = Locked(Inbox())
     /// The wake-up pipe: the loop polls the read end; work handed over to a sleeping loop writes a
     /// byte to the other.
     private let wakeDescriptor: Int32

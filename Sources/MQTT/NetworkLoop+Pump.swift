@@ -1,6 +1,7 @@
 import AsyncSupport
 import Dispatch
 import Glibc
+import Locking
 import Synchronization
 
 extension NetworkLoop {
@@ -26,7 +27,7 @@ extension NetworkLoop {
         private let flushScheduled = Atomic<Bool>(false)
         private let stopRequested = Atomic<Bool>(false)
         private let ended = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<MosquittoStatus?>(nil)
+        private let outcome = Locked<MosquittoStatus?>(nil)
 
         // The loop's thread only.
         private var active = false
