@@ -105,7 +105,7 @@ struct GpsdRecoveryIntegrationTests {
         #expect(await recorder.updates.allSatisfy { $0.status == .sourceUnavailable })
         #expect(source.statistics.disconnections >= 1)
         #expect(onLoop.withLock { $0 }.allSatisfy { $0 })
-        // The lookup ran off the loop, which still runs work.
+        // The loop still runs work after the source has ended on it.
         #expect(await loop.run { loop.isCurrent })
     }
 

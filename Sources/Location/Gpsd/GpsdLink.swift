@@ -9,8 +9,8 @@ import Glibc
 /// The I/O shell of one ``GpsdSource`` iteration, on an ``EventLoop``: it connects to gpsd, reads
 /// its lines from a non-blocking socket when the loop finds it readable, and performs what
 /// ``GpsdConnectionMachine`` and ``GpsdDecoder`` decide, with one timer for their next deadline.
-/// Nothing it does blocks the loop for long (a name lookup of gpsd's host; the connection itself
-/// is waited for by the loop). The updates go to the stream from the loop's thread: a consumer
+/// Nothing it does blocks the loop: gpsd's host is looked up on a Dispatch worker, and the
+/// connection itself is waited for by the loop. The updates go to the stream from the loop's thread: a consumer
 /// that prefers the same loop (the agent's control loop) takes each in the same turn, without a
 /// thread switch (issue 24).
 ///
