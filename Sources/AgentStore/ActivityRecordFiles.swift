@@ -30,6 +30,8 @@ public final class ActivityRecordFiles<Attributes: Codable & Equatable & Sendabl
     /// An activity's file, kept open, with its length and the encoder of its records.
     private struct OpenFile: Sendable {
         var fd: Int32
+        /// The file's path, for what an error says.
+        let path: String
         var length: Int
         var encoder = ActivityRecordEncoder<Attributes>()
     }
@@ -53,17 +55,20 @@ public final class ActivityRecordFiles<Attributes: Codable & Equatable & Sendabl
     ///   date is not finite, `.diskFull` or `.io` when the file cannot be written; then its
     ///   descriptor is let go, and the next save opens it again.
     public func save(_ activity: PersistedActivity<Attributes>) throws(AgentStoreError) {
-        let store = ActivityStateStore<Attributes>(
-            directory: directory, activityID: activity.activityID, logger: logger)
         let id = activity.activityID
+        // Made only when a file is opened or written whole: its path cost more than the record's write.
+        func store() -> ActivityStateStore<Attributes> {
+            ActivityStateStore<Attributes>(directory: directory, activityID: id, logger: logger)
+        }
         try files.withLock { (files) throws(AgentStoreError) in
             var file = files.removeValue(forKey: id)
             do throws(AgentStoreError) {
                 if file == nil {
                     if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
-                    let fd = try FileIO.openFile(store.path, create: true)
+                    let path = store().path
+                    let fd = try FileIO.openFile(path, create: true)
                     do throws(AgentStoreError) {
-                        file = OpenFile(fd: fd, length: try FileIO.length(fd, path: store.path))
+                        file = OpenFile(fd: fd, path: path, length: try FileIO.length(fd, path: path))
                     } catch {
                         FileIO.closeFile(fd)
                         throw error
@@ -74,10 +79,10 @@ public final class ActivityRecordFiles<Attributes: Codable & Equatable & Sendabl
                 guard bytes.count <= Self.maximumInPlaceSize else {
                     FileIO.closeFile(open.fd)
                     file = nil
-                    try store.save(activity, durable: false)
+                    try store().save(activity, durable: false)
                     return
                 }
-                try FileIO.write(open.fd, bytes, at: 0, path: store.path)
+                try FileIO.write(open.fd, bytes, at: 0, path: open.path)
                 open.length = bytes.count
                 files[id] = open
             } catch {

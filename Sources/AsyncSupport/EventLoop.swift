@@ -250,11 +250,21 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Calls the handlers of the timers due.
     private func fireTimers() {
         let now = Self.now()
-        guard let earliest = timers.values.lazy.map(\.deadline).min(), earliest <= now else { return }
+        guard let earliest = earliestDeadline, earliest <= now else { return }
         let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
         for (id, entry) in due where timers.removeValue(forKey: id) != nil {
             entry.handler()
         }
+    }
+
+    /// The earliest timer's deadline, nil without timers (a loop rather than a key path's
+    /// projection, which costs a generic metadata lookup each time).
+    private var earliestDeadline: UInt64? {
+        var earliest: UInt64?
+        for entry in timers.values where earliest.map({ entry.deadline < $0 }) ?? true {
+            earliest = entry.deadline
+        }
+        return earliest
     }
 
     /// Waits in `poll` for the descriptors, the wake-up and the next timer (`blocking`), or only
@@ -270,7 +280,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             descriptorsChanged = false
         }
         var timeout: Int32 = blocking ? -1 : 0
-        if blocking, let next = timers.values.lazy.map(\.deadline).min() {
+        if blocking, let next = earliestDeadline {
             let now = Self.now()
             // Rounded up to the millisecond, so that a timer never fires early.
             timeout = next <= now ? 0 : Int32(min((next - now + 999_999) / 1_000_000, 3_600_000))

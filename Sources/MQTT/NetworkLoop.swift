@@ -200,7 +200,14 @@ final class NetworkLoop: Sendable {
         private mutating func pump() -> MQTTConnectionStateMachine.Action {
             while true {
                 if machine.isConnected, let pump = loop.pump {
+                    // A connection made: libmosquitto's lines are its packets, and a line of its
+                    // own formatted for each costs more than the packet. Unless traced, none is
+                    // made while pumped; an error of the connection is then its status alone (an
+                    // OpenSSL error's text is not kept; docs/broker-connection.md, "Threads").
+                    let quiet = context.logger.logLevel > .trace
+                    if quiet { handle.logsLibrary(false) }
                     let status = pump.run()
+                    if quiet { handle.logsLibrary(true) }
                     if loop.stopping { return machine.shutdownRequested() }
                     handle.close()
                     return ended(status)

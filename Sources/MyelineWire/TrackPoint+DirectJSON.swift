@@ -33,4 +33,24 @@ extension TrackPoint {
         json.member("time", number: ContentJSON.seconds(time))
         return json.finish()
     }
+
+    /// What the receivers' decode would refuse in this point, as the error it throws (the rules of
+    /// ``init(from:)``, key for key, in its order): nil when it would take the point.
+    ///
+    /// ``WireCodec/encode(_:)`` checks a point written by ``directJSON()`` with it, where any other
+    /// payload is decoded again: that decode was more than half of a point's encoding, one a fix
+    /// (issue 24). The two agree because the point's JSON gives back its values exactly (the
+    /// schema and the device are right by construction, a date is any number);
+    /// `TrackPointDirectJSONTests` hold them to the same verdict and message for every point.
+    func refusal() -> DecodingError? {
+        func check<Value>(_ value: Value?, _ key: CodingKeys, _ rule: ValueRule<Value>) -> DecodingError? {
+            guard let value, let problem = rule.problem(value) else { return nil }
+            return .dataCorrupted(DecodingError.Context(codingPath: [key], debugDescription: problem))
+        }
+        return check(activity, .activity, .activityID) ?? check(seq, .seq, .within(Myeline.sequenceRange))
+            ?? check(latitude, .latitude, .latitude) ?? check(longitude, .longitude, .longitude)
+            ?? check(speed, .speed, .atLeast(0)) ?? check(course, .course, .course)
+            ?? check(horizontalAccuracy, .horizontalAccuracy, .atLeast(0))
+            ?? check(satellites, .satellites, .atLeast(0))
+    }
 }

@@ -14,14 +14,19 @@ public enum WireCodec {
     }()
 
     /// Encodes a payload, then checks the result with the receivers' own decoder, so that nothing
-    /// is sent that receivers would reject (such as a latitude of 91).
+    /// is sent that receivers would reject (such as a latitude of 91). A track point, one a fix
+    /// (the agent's hot path), is written without `JSONEncoder` (the same bytes) and checked with
+    /// the decoder's rules on its values (``TrackPoint/refusal()``: the same verdict and message).
     ///
     /// - Throws: `ActivityError` `.invalidPayload` naming the key and the problem, for example
     ///   `cannot encode myeline.track.v1 payload: 'latitude': 91 is outside -90...90`.
     public static func encode<Payload: Codable & WirePayload>(_ payload: Payload) throws(ActivityError) -> Data {
         do {
-            // A track point a fix (the agent's hot path) skips JSONEncoder; the same bytes.
-            let data = try (payload as? TrackPoint)?.directJSON().map { Data($0) } ?? encoder.encode(payload)
+            if let point = payload as? TrackPoint, let json = point.directJSON() {
+                if let refusal = point.refusal() { throw refusal }
+                return Data(json)
+            }
+            let data = try encoder.encode(payload)
             // The receivers' fast path; JSONDecoder only to say what is wrong.
             if WireJSON.decode(Payload.self, from: Array(data)) == nil {
                 _ = try decoder.decode(Payload.self, from: data)

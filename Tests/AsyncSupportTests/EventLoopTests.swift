@@ -182,4 +182,40 @@ struct EventLoopTests {
         for await index in done { received.append(index) }
         #expect(received == [0, 1, 2, 3, 4])
     }
+
+    @Test func aSleepEndsOnTheLoopsTimerAndResumesItsTaskOnTheLoop() async throws {
+        let loop = EventLoop(name: "test-loop")
+        defer { loop.shutdown() }
+        let clock = ContinuousClock()
+        let (slept, onLoop) = try await withTaskExecutorPreference(loop) { () async throws -> (Duration, Bool) in
+            let start = clock.now
+            try await loop.sleep(for: .milliseconds(30))
+            return (clock.now - start, loop.isCurrent)
+        }
+        // Never early: the timer's deadline is rounded up to the millisecond.
+        #expect(slept >= .milliseconds(30))
+        #expect(onLoop)
+        // From a task of Swift's pool too.
+        try await loop.sleep(for: .milliseconds(1))
+    }
+
+    @Test func aSleepCancelledBeforeOrWhileItSleepsThrowsCancellationError() async {
+        let loop = EventLoop(name: "test-loop")
+        defer { loop.shutdown() }
+        // An hour's sleep: only the cancellation can end it within the suite's time limit.
+        let sleeping = Task { try await loop.sleep(for: .seconds(3600)) }
+        await #expect(throws: CancellationError.self) {
+            // Cancelled while it sleeps, or before it has started: both must end it.
+            sleeping.cancel()
+            try await sleeping.value
+        }
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await loop.sleep(for: .seconds(3600))
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+        // The loop goes on, its timers too.
+        try? await loop.sleep(for: .milliseconds(1))
+        #expect(await loop.run { loop.isCurrent })
+    }
 }

@@ -33,6 +33,26 @@ struct WallClockTests {
         #expect(clock.sleeperDeadlines.isEmpty)
     }
 
+    @Test("the system clock sleeps through the sleep it is given, in slices of at most its longest sleep")
+    func givenSleep() async throws {
+        actor Slices {
+            var all: [Duration] = []
+            func add(_ slice: Duration) -> Int {
+                all.append(slice)
+                return all.count
+            }
+        }
+        let slices = Slices()
+        // The third slice ends the sleep as a cancellation would: the sleep throws what it threw.
+        let clock = SystemWallClock(longestSleep: .milliseconds(20)) { slice in
+            if await slices.add(slice) == 3 { throw CancellationError() }
+        }
+        await #expect(throws: CancellationError.self) {
+            try await clock.sleep(until: clock.now.addingTimeInterval(3600))
+        }
+        #expect(await slices.all == [.milliseconds(20), .milliseconds(20), .milliseconds(20)])
+    }
+
     @Test("cancelled sleepers throw CancellationError and are forgotten")
     func cancellation() async throws {
         let clock = ManualWallClock(now: Fixtures.t0)

@@ -113,6 +113,38 @@ struct TrackPointDirectJSONTests {
         #expect(error?.message == "cannot encode myeline.track.v1 payload: 'latitude': 91 is outside -90...90")
     }
 
+    /// Expects ``WireCodec/encode(_:)``'s check of a point (its values, by the decoder's rules)
+    /// to say what the receivers' decode of its bytes says: taken by both, or refused by both for
+    /// the same key and problem.
+    static func expectSameVerdict(
+        _ point: TrackPoint, _ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let decoded = Result { () throws(ActivityError) in
+            try WireCodec.decodeWithJSONDecoder(TrackPoint.self, from: bytes)
+        }
+        let encoded = Result { () throws(ActivityError) in try WireCodec.encode(point) }
+        switch (decoded, encoded) {
+        case (.success, .success(let data)):
+            #expect(Array(data) == bytes, sourceLocation: sourceLocation)
+        case (.failure(let refusal), .failure(let error)):
+            #expect(
+                error.message.replacing("cannot encode", with: "invalid", maxReplacements: 1) == refusal.message,
+                sourceLocation: sourceLocation)
+        default:
+            Issue.record("decode: \(decoded), encode: \(encoded) for \(point)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test(arguments: [
+        point(activity: "Not An Id"), point(activity: ""), point(seq: 0), point(seq: 9_007_199_254_740_992),
+        point(latitude: -90.000001), point(longitude: 180.5), point(speed: -0.1), point(course: 360.01),
+        point(horizontalAccuracy: -1), point(satellites: -1), point(seq: -5, latitude: 95, satellites: -1),
+        point(latitude: 90, longitude: -180, speed: 0, course: 0, horizontalAccuracy: 0, satellites: 0),
+    ])
+    func theEncodingCheckRefusesWhatTheDecodeRefuses(_ point: TrackPoint) throws {
+        Self.expectSameVerdict(point, try #require(point.directJSON()))
+    }
+
     @Test func randomPointsAreWrittenAsJSONEncoderWritesThem() throws {
         var random = SeededGenerator(seed: 24)
         for _ in 0..<5_000 {
@@ -133,6 +165,7 @@ struct TrackPointDirectJSONTests {
             Self.expectSameBytes(point)
             // Most are refused (out of range, not an id): the direct reader must refuse them too.
             WireJSONDirectTests.agree(TrackPoint.self, bytes)
+            Self.expectSameVerdict(point, bytes)
         }
     }
 

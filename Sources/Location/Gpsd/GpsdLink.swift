@@ -10,16 +10,16 @@ import Glibc
 /// its lines from a non-blocking socket when the loop finds it readable, and performs what
 /// ``GpsdConnectionMachine`` and ``GpsdDecoder`` decide, with one timer for their next deadline.
 /// Nothing it does blocks the loop: gpsd's host is looked up on a Dispatch worker, and the
-/// connection itself is waited for by the loop. The updates go to the stream from the loop's thread: a consumer
+/// connection itself is waited for by the loop. The updates go to the channel from the loop's thread: a consumer
 /// that prefers the same loop (the agent's control loop) takes each in the same turn, without a
 /// thread switch (issue 24).
 ///
-/// ``stop()`` may be called from any thread; the loop then closes the socket and ends the stream.
+/// ``stop()`` may be called from any thread; the loop then closes the socket and ends the channel.
 final class GpsdLink: @unchecked Sendable {
     private let configuration: GpsdConfiguration
     private let logger: Logger
     private let store: StatisticsStore
-    private let continuation: AsyncStream<LocationUpdate>.Continuation
+    private let channel: UpdateChannel
     private let loop: EventLoop
     /// Whether the link shuts the loop down when it ends (a loop of its own).
     private let ownsLoop: Bool
@@ -57,13 +57,13 @@ final class GpsdLink: @unchecked Sendable {
     /// - Parameter loop: the loop to run on; nil for a loop of its own, ended with the link.
     init(
         configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
-        continuation: AsyncStream<LocationUpdate>.Continuation, now: @escaping @Sendable () -> Date,
+        channel: UpdateChannel, now: @escaping @Sendable () -> Date,
         loop: EventLoop?
     ) {
         self.configuration = configuration
         self.logger = logger
         self.store = store
-        self.continuation = continuation
+        self.channel = channel
         self.loop = loop ?? EventLoop(name: "myeline-gpsd")
         ownsLoop = loop == nil
         session = Session(configuration: configuration, logger: logger, now: now)
@@ -77,7 +77,7 @@ final class GpsdLink: @unchecked Sendable {
         }
     }
 
-    /// Asks the link to stop; returns at once. The loop closes the socket and ends the stream.
+    /// Asks the link to stop; returns at once. The loop closes the socket and ends the channel.
     func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         loop.execute { [self] in finish() }
@@ -155,7 +155,7 @@ final class GpsdLink: @unchecked Sendable {
     }
 
     private func emit(_ update: LocationUpdate) {
-        if case .dropped = continuation.yield(update) {
+        if channel.yield(update) == .droppedOldest {
             store.update { $0.updatesDiscarded += 1 }
         }
     }
@@ -167,7 +167,7 @@ final class GpsdLink: @unchecked Sendable {
         socket = -1
     }
 
-    /// Ends the link: closes what is open and ends the stream (and the loop, if its own).
+    /// Ends the link: closes what is open and ends the channel (and the loop, if its own).
     private func finish() {
         guard !finished else { return }
         finished = true
@@ -175,7 +175,7 @@ final class GpsdLink: @unchecked Sendable {
         deadlineTimer = nil
         abandonAttempt()
         closeSocket()
-        continuation.finish()
+        channel.finish()
         if ownsLoop { loop.shutdown() }
     }
 

@@ -63,24 +63,19 @@ public struct GpsdSource: LocationSource {
     public var statistics: SourceStatistics { store.snapshot }
 }
 
-/// One iteration of a gpsd source: the link and the stream it feeds.
+/// One iteration of a gpsd source: the link and the channel it feeds.
 private final class GpsdStream: UpdateProducer {
     private let link: GpsdLink
+    private let channel: UpdateChannel
     private var started = false
-    private var iterator: AsyncStream<LocationUpdate>.AsyncIterator
 
     init(
         configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
         now: @escaping @Sendable () -> Date, loop: EventLoop?
     ) {
-        let (stream, continuation) = AsyncStream<LocationUpdate>.makeStream(
-            bufferingPolicy: .bufferingNewest(configuration.bufferSize))
-        let link = GpsdLink(
-            configuration: configuration, logger: logger, store: store, continuation: continuation, now: now,
-            loop: loop)
-        continuation.onTermination = { _ in link.stop() }
-        self.link = link
-        self.iterator = stream.makeAsyncIterator()
+        channel = UpdateChannel(capacity: configuration.bufferSize)
+        link = GpsdLink(
+            configuration: configuration, logger: logger, store: store, channel: channel, now: now, loop: loop)
     }
 
     deinit {
@@ -92,6 +87,11 @@ private final class GpsdStream: UpdateProducer {
             started = true
             link.start()
         }
-        return await iterator.next(isolation: actor)
+        guard let update = await channel.next() else {
+            // Cancelled, or the link ended: either way it stops (again, which does nothing).
+            link.stop()
+            return nil
+        }
+        return update
     }
 }

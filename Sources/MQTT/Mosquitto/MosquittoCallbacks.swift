@@ -35,6 +35,13 @@ enum MosquittoCallbacks {
                     qos: MQTTQoS(rawValue: message.qos) ?? .atMostOnce, retain: message.retain,
                     properties: MosquittoProperties.read(properties)))
         }
+        installLog(on: handle)
+    }
+
+    /// The log callback: libmosquitto's errors and warnings are kept for the connection's end
+    /// (``ClientContext/recordLibraryError(_:)``) and logged at debug, the rest at trace.
+    /// libmosquitto formats a line for every packet while a log callback is set, whatever its level.
+    static func installLog(on handle: OpaquePointer) {
         mosquitto_log_callback_set(handle) { _, user, level, text in
             guard let text else { return }
             let context = clientContext(user)

@@ -220,16 +220,30 @@ final class MosquittoHandle: @unchecked Sendable {
 
     // MARK: The connection's pump on an event loop (NetworkLoop.Pump), while the network thread waits
 
+    /// Whether libmosquitto's log lines reach the client (``MosquittoCallbacks/installLog(on:)``).
+    /// Without a log callback it formats none: it formats one for every packet otherwise, four
+    /// `vsnprintf`s and a callback for a QoS 2 point, 2 % of the agent's loop (callgrind, issue 24).
+    func logsLibrary(_ logs: Bool) {
+        if logs {
+            MosquittoCallbacks.installLog(on: pointer)
+        } else {
+            mosquitto_log_callback_set(pointer, nil)
+        }
+    }
+
     /// The connection's socket; -1 when there is none (libmosquitto closed it).
     var socket: Int32 { mosquitto_socket(pointer) }
 
     /// Whether libmosquitto has packets queued to write.
     var wantsWrite: Bool { mosquitto_want_write(pointer) }
 
-    /// Reads what the socket has (one packet per message in flight, then what waits, at most
-    /// ``readAhead``), running the callbacks.
+    /// Reads what the socket has, one packet per message in flight (at least one; libmosquitto
+    /// stops where the socket has no more), running the callbacks. Nothing more is read ahead, as
+    /// ``loop(timeoutMilliseconds:)`` does: the event loop polls the socket again anyway, and
+    /// that poll finds what waits for the price of the FIONREAD that would look for it, which
+    /// was two calls a fix for nothing at 1 Hz (a PUBREC, a PUBCOMP; issue 24).
     func read() -> MosquittoStatus {
-        readingAhead(after: MosquittoStatus(mosquitto_loop_read(pointer, 1)))
+        MosquittoStatus(mosquitto_loop_read(pointer, 1))
     }
 
     /// Writes the packets queued, as far as the socket takes them.

@@ -1,4 +1,5 @@
 import AgentCore
+import AsyncSupport
 import FoundationEssentials
 import LiveActivity
 import Locking
@@ -94,6 +95,14 @@ final class AgentInbox: Sendable {
 
     /// Posts an event, first waiting while ``capacity`` events wait (the loop is behind).
     func send(_ event: Event) async {
+        // Room for it (the usual case): posted at once, without a continuation.
+        let posted = state.withLock { state -> Wakeups? in
+            guard state.buffer.count < capacity || state.finished else { return nil }
+            guard !state.finished else { return Wakeups() }
+            state.buffer.append(event)
+            return state.handOver()
+        }
+        if let posted { return posted.resume() }
         await withCheckedContinuation { (producer: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 guard state.buffer.count >= capacity, !state.finished else { return true }
@@ -264,8 +273,12 @@ final class AgentInbox: Sendable {
     static let longestWait: TimeInterval = 10
 
     /// The agent's clock: the system's, sleeping in one piece up to ``longestWait``, which bounds
-    /// every wait already (the default 1 s slices woke the agent every second for nothing).
-    static let clock = SystemWallClock(longestSleep: .seconds(longestWait))
+    /// every wait already (the default 1 s slices woke the agent every second for nothing), on a
+    /// timer of `loop`: the alarm of a control loop that prefers `loop` then wakes that thread
+    /// alone (with `Task.sleep`, Dispatch's timer thread and a worker woke to hand it over).
+    static func clock(on loop: EventLoop) -> SystemWallClock {
+        SystemWallClock(longestSleep: .seconds(longestWait)) { try await loop.sleep(for: $0) }
+    }
 
     /// Every event waiting now, without waiting; nil once finished and empty.
     func takeAll() -> [Event]? {

@@ -41,10 +41,10 @@ public struct AgentService: Service, CustomStringConvertible {
     /// The broker password, already read; never logged.
     let password: String?
     let logger: Logger
-    let clock: any WallClock
+    /// The wall clock; nil for the system's, sleeping on the agent's event loop (``AgentInbox/clock(on:)``).
+    let clock: (any WallClock)?
 
-    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: any WallClock = AgentInbox.clock)
-    {
+    init(configuration: AgentConfiguration, password: String?, logger: Logger, clock: (any WallClock)? = nil) {
         self.configuration = configuration
         self.password = password
         self.logger = logger
@@ -83,7 +83,8 @@ public struct AgentService: Service, CustomStringConvertible {
         do {
             try await MQTTClient.withClient(configuration: mqtt, logger: logger, eventLoop: loop) { client in
                 try await runServices(
-                    client: client, storage: storage, source: source, topics: topics, instance: instance)
+                    client: client, storage: storage, source: source, topics: topics, instance: instance,
+                    clock: clock ?? AgentInbox.clock(on: loop))
             }
         } catch {
             await storage.close()
@@ -106,7 +107,8 @@ public struct AgentService: Service, CustomStringConvertible {
     }
 
     private func runServices(
-        client: MQTTClient, storage: AgentStorage, source: any LocationSource, topics: TopicTree, instance: String
+        client: MQTTClient, storage: AgentStorage, source: any LocationSource, topics: TopicTree, instance: String,
+        clock: any WallClock
     ) async throws {
         let inbox = AgentInbox()
         // One publishing path with the library's: the core decides what, the publisher sends it
@@ -142,7 +144,12 @@ public struct AgentService: Service, CustomStringConvertible {
                 successTerminationBehavior: .ignore),
         ]
         if let interval = configuration.storage.durability.syncInterval {
-            services.append(.init(service: StorageCommitter(storage: storage, interval: interval, inbox: inbox)))
+            // On the loop, whose timer wakes it and which runs the commit (its flush on a thread of its own).
+            services.append(
+                .init(
+                    service: PreferringExecutor(
+                        service: StorageCommitter(storage: storage, interval: interval, inbox: inbox),
+                        executor: storage.spoolExecutor)))
         }
         if let integrations {
             services.append(.init(service: UntilShutdown(service: integrations), successTerminationBehavior: .ignore))

@@ -1,7 +1,9 @@
 import AgentCore
+import AsyncSupport
 import ServiceLifecycle
 
 /// Runs the storage's group commit every `storage.sync-interval` (``AgentStorage/commit(final:)``),
+/// sleeping on a timer of the storage's event loop (the spool's thread, where it runs),
 /// and tells the control loop when writing the journal starts or stops failing (a full card), so
 /// that the agent says so once, in its log and its status.
 ///
@@ -19,7 +21,7 @@ struct StorageCommitter: Service, CustomStringConvertible {
         var failing = false
         while !Task.isShuttingDownGracefully {
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                try await cancelWhenGracefulShutdown { try await storage.spoolExecutor.sleep(for: interval) }
             } catch {
                 return
             }

@@ -36,7 +36,7 @@ struct RunCommand: AsyncParsableCommand {
     /// The agent's service group: the ``AgentService``, shut down gracefully on SIGTERM and SIGINT;
     /// the group ends when the agent returns (a finite file replay is over).
     static func buildServiceGroup(
-        configuration: AgentConfiguration, password: String?, clock: any WallClock = AgentInbox.clock
+        configuration: AgentConfiguration, password: String?, clock: (any WallClock)? = nil
     ) -> ServiceGroup {
         let logger = Logger(label: "myeline.agent")
         let agent = AgentService(configuration: configuration, password: password, logger: logger, clock: clock)
