@@ -34,8 +34,8 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     private let logger: Logger
     private let delivered: @Sendable (WireMessage) -> Void
     private let state = Locked(State())
-    private let signals: AsyncStream<Void>
-    private let signal: AsyncStream<Void>.Continuation
+    /// Rung when there is a message to send and none in flight.
+    private let signal = Doorbell()
     /// The centers and activities followed, whose events are queued as they happen.
     private let observations = Locked<[EventObservation]>([])
 
@@ -61,7 +61,6 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
         self.sink = sink
         self.logger = logger
         self.delivered = delivered
-        (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     deinit {
@@ -97,7 +96,7 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
             _ = state.queue.enqueue(message, connected: connected)
             return state.queue.inFlight == nil
         }
-        if idle { signal.yield() }
+        if idle { signal.ring() }
     }
 
     /// Whether nothing waits and nothing is in flight.
@@ -153,7 +152,7 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
     /// client's network thread) and wakes this task only when another message waits, so an
     /// envelope a fix costs no thread wake-up for its PUBACK (issue 24).
     private func send() async {
-        for await _ in signals {
+        while await signal.wait() {
             let next = state.withLock { state -> WireMessage? in
                 defer { state.again = nil }
                 return state.again ?? state.queue.next()
@@ -169,7 +168,7 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
         if failure is CancellationError { return }
         if failure is SendAgain {
             state.withLock { $0.again = message }
-            signal.yield()
+            signal.ring()
             return
         }
         if let failure {
@@ -188,7 +187,7 @@ public final class ActivityPublisher: Service, CustomStringConvertible, Sendable
             return !state.queue.isEmpty
         }
         resumeWaiters { $0.queue.isEmpty }
-        if waiting { signal.yield() }
+        if waiting { signal.ring() }
     }
 
     private func resumeWaiters(when condition: (State) -> Bool) {

@@ -219,3 +219,32 @@ struct EventLoopTests {
         #expect(await loop.run { loop.isCurrent })
     }
 }
+
+@Suite("Doorbell", .timeLimit(.minutes(1)))
+struct DoorbellTests {
+    @Test func ringsBeforeAWaitCountAsOneAndAWaitingTaskIsWoken() async {
+        let bell = Doorbell()
+        bell.ring()
+        bell.ring()
+        #expect(await bell.wait())
+        // The two rings were one: the next wait waits for the ring below.
+        let waiting = Task { await bell.wait() }
+        bell.ring()
+        #expect(await waiting.value)
+    }
+
+    @Test func aCancelledWaitReturnsFalseBeforeOrWhileItWaits() async {
+        let bell = Doorbell()
+        let waiting = Task { await bell.wait() }
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await bell.wait()
+        }
+        #expect(await cancelledFirst.value == false)
+        // The bell still works for the next waiter.
+        bell.ring()
+        #expect(await bell.wait())
+    }
+}

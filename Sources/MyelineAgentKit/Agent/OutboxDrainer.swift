@@ -26,8 +26,8 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
     private let storage: AgentStorage
     private let client: MQTTClient
     private let logger: Logger
-    private let signals: AsyncStream<Void>
-    private let signal: AsyncStream<Void>.Continuation
+    /// Rung when a drain is asked for.
+    private let signal = Doorbell()
     /// Drains asked for and the waiters of each: a waiter is resumed after a drain that began after it asked.
     private let rounds = Locked(Rounds())
 
@@ -45,13 +45,12 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
         self.storage = storage
         self.client = client
         self.logger = logger
-        (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Asks for a drain: there is something new, or the client connected.
     func notify() {
         rounds.withLock { $0.requested += 1 }
-        signal.yield()
+        signal.ring()
     }
 
     /// Asks for a drain and waits, for at most `timeout`, until one has run to its end; returns
@@ -61,7 +60,7 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
             rounds.requested += 1
             return rounds.requested
         }
-        signal.yield()
+        signal.ring()
         let done: Void? = await withTimeout(timeout) {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -91,7 +90,7 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
 
     private func loop() async {
         await cancelWhenGracefulShutdown {
-            for await _ in self.signals {
+            while await self.signal.wait() {
                 let round = self.rounds.withLock { $0.requested }
                 // A round that leaves a batch in flight ends with the batch's acknowledgement.
                 if await self.drain(round: round) { continue }
@@ -175,7 +174,7 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
             return (rounds.inFlight, rounds.deferred || (failure == nil && full))
         }
         if again {
-            signal.yield()
+            signal.ring()
         } else if let round {
             complete(round)
         }

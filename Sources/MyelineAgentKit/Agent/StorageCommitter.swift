@@ -18,17 +18,20 @@ struct StorageCommitter: Service, CustomStringConvertible {
     let inbox: AgentInbox
 
     func run() async {
-        var failing = false
-        while !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await storage.spoolExecutor.sleep(for: interval) }
-            } catch {
-                return
+        let (storage, interval, inbox) = (storage, interval, inbox)
+        // Cancelled once on graceful shutdown, the whole loop, rather than each sleep: each
+        // `cancelWhenGracefulShutdown` ends through an actor of service-lifecycle's and a task
+        // on Swift's pool, which woke (and, idle 5 s, started) a Dispatch worker every commit
+        // (issue 24). A commit under way when it comes runs to its end.
+        try? await cancelWhenGracefulShutdown {
+            var failing = false
+            while true {
+                try await storage.spoolExecutor.sleep(for: interval)
+                let failure = await storage.commit()
+                guard (failure != nil) != failing else { continue }
+                failing = failure != nil
+                inbox.post(.persisted(failure: failure, dropped: await storage.droppedCount()))
             }
-            let failure = await storage.commit()
-            guard (failure != nil) != failing else { continue }
-            failing = failure != nil
-            inbox.post(.persisted(failure: failure, dropped: await storage.droppedCount()))
         }
     }
 }
