@@ -79,12 +79,20 @@ extension NetworkLoop {
             flush()
         }
 
-        private var interest: Int16 { Int16(POLLIN) | (handle.wantsWrite ? Int16(POLLOUT) : 0) }
+        private var interest: Int16 {
+            Int16(POLLIN) | Self.readHangUp | (handle.wantsWrite ? Int16(POLLOUT) : 0)
+        }
+
+        /// `POLLRDHUP` (Linux, `_GNU_SOURCE`; not imported into Swift): the peer closed its side
+        /// (on TCP a FIN, which alone shows as `POLLIN`; a unix socket shows `POLLHUP` too).
+        private static let readHangUp = Int16(0x2000)
 
         private func ready(_ revents: Int16) {
             guard active else { return }
-            if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-                guard proceed(handle.read()) else { return }
+            if revents & (Int16(POLLIN | POLLERR | POLLHUP) | Self.readHangUp) != 0 {
+                // The broker closed: everything it sent first, its DISCONNECT's reason among it.
+                let closed = revents & (Int16(POLLHUP) | Self.readHangUp) != 0
+                guard proceed(handle.read(ahead: closed)) else { return }
             }
             // What the read queued (a PUBREL for a PUBREC, a PUBACK) goes at once: the socket
             // almost always takes it, which saves a round of the loop for its POLLOUT.

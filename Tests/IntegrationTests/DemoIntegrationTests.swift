@@ -132,7 +132,9 @@ struct DemoIntegrationTests {
         defer { Self.stopAll(demo, started, work: announced) }
         let work = try await Self.workDirectory(demo)
         announced = work
-        let address = try await demo.waitForLine(containing: "demo: the fleet map is at ")
+        // After the drives are converted and two gpsfakes and seven agents started: on two busy
+        // cores (the suite's other tests beside it) that took over 20 s.
+        let address = try await demo.waitForLine(containing: "demo: the fleet map is at ", timeout: .seconds(60))
         let url = String(try #require(address.split(separator: " ").first { $0.hasPrefix("http://") }))
         // The board starts 3 s after the address is printed: its log says when the map listens.
         try await withDeadline(.seconds(30), what: "the demo's aggregator to serve the map", process: demo) {

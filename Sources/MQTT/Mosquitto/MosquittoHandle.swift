@@ -238,12 +238,17 @@ final class MosquittoHandle: @unchecked Sendable {
     var wantsWrite: Bool { mosquitto_want_write(pointer) }
 
     /// Reads what the socket has, one packet per message in flight (at least one; libmosquitto
-    /// stops where the socket has no more), running the callbacks. Nothing more is read ahead, as
-    /// ``loop(timeoutMilliseconds:)`` does: the event loop polls the socket again anyway, and
-    /// that poll finds what waits for the price of the FIONREAD that would look for it, which
-    /// was two calls a fix for nothing at 1 Hz (a PUBREC, a PUBCOMP; issue 24).
-    func read() -> MosquittoStatus {
-        MosquittoStatus(mosquitto_loop_read(pointer, 1))
+    /// stops where the socket has no more), running the callbacks; with `ahead`, then what waits
+    /// in the socket, at most ``readAhead`` packets, as ``loop(timeoutMilliseconds:)`` does.
+    ///
+    /// The event loop reads ahead only when the broker has closed its side: what it sent before
+    /// (a DISCONNECT and its reason) must be read before anything is written, since a write to a
+    /// closed unix socket fails first (EPIPE) and the reason would be lost. Otherwise its next
+    /// `poll` finds what waits for the price of the FIONREAD that would look for it, which was two
+    /// calls a fix for nothing at 1 Hz (a PUBREC, a PUBCOMP; issue 24).
+    func read(ahead: Bool) -> MosquittoStatus {
+        let status = MosquittoStatus(mosquitto_loop_read(pointer, 1))
+        return ahead ? readingAhead(after: status) : status
     }
 
     /// Writes the packets queued, as far as the socket takes them.
