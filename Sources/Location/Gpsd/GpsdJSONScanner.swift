@@ -155,6 +155,12 @@ struct GpsdJSONScanner {
         var escaped = false
         while index < end {
             let byte = bytes[index]
+            // Most bytes are none of the three that matter (a quote 0x22, a backslash 0x5C, a
+            // control byte): one test each (SKY's satellites are most of the bytes gpsd sends).
+            if byte > 0x22 && byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
             if byte == UInt8(ascii: "\"") { return (start + 1..<index, escaped, index + 1) }
             if byte < 0x20 { return nil }
             if byte == UInt8(ascii: "\\") {
@@ -217,19 +223,19 @@ struct GpsdJSONScanner {
         var depth = 0
         var index = start
         while index < end {
-            switch bytes[index] {
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let byte = bytes[index]
+            // `[` and `{`, `]` and `}` differ in bit 5 alone: one test for each pair.
+            let folded = byte | 0x20
+            if folded == UInt8(ascii: "{") {
                 depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            } else if folded == UInt8(ascii: "}") {
                 depth -= 1
                 if depth == 0 { return index + 1 }
                 if depth < 0 { return nil }
-            case UInt8(ascii: "\""):
+            } else if byte == UInt8(ascii: "\"") {
                 guard let (_, _, after) = scanString(index, end) else { return nil }
                 index = after
                 continue
-            default:
-                break
             }
             index += 1
         }
