@@ -12,10 +12,16 @@ import Testing
 struct FaultHostIntegrationTests {
     typealias Message = AgentHarness.Message
 
-    /// Scenario 11: the agent's disk is full. Its state directory is a 256 KiB tmpfs in a mount
+    /// Scenario 11: the agent's disk is full. Its state directory is a 4 MiB tmpfs in a mount
     /// namespace of its own, which the test fills through `/proc/PID/root`. The outbox stops
     /// growing, the agent keeps publishing live updates and says so (one log line, `storage-error`
     /// in its status), and takes up saving again when space returns.
+    ///
+    /// 4 MiB, not less: the spool (in the state directory here) keeps the points it delivered
+    /// until its segment rolls over (8,192 records, 2.7 MB of these), and at this replay's 100
+    /// points a second it filled a 256 KiB tmpfs by itself after 7 s. On a busy machine the test
+    /// took that long to fill the disk, and removing its file then freed nearly nothing: the
+    /// agent never recovered (CI, issue 24's fourteenth part).
     @Test func aFullDiskStopsTheOutboxWhileLiveUpdatesGoOnAndTheAgentSaysSo() async throws {
         try #require(
             getuid() == 0,
@@ -26,7 +32,7 @@ struct FaultHostIntegrationTests {
             let board = try AggregatorIntegrationTests.aggregator(broker, ["--follow", "--json"])
             defer { board.signal(SIGKILL) }
             // unshare execs sh, which mounts and execs the agent: the process is the agent.
-            let script = #"mount -t tmpfs -o size=256k myeline-fault "$0" && exec "$@""#
+            let script = #"mount -t tmpfs -o size=4m myeline-fault "$0" && exec "$@""#
             // An envelope at every fix: a steady 1 Hz capture (the harness's has a 10-minute gap)
             // at 20 times its pace.
             let agent = try AgentHarness.agent(
@@ -40,7 +46,7 @@ struct FaultHostIntegrationTests {
             let agentState = "/proc/\(agent.pid)/root\(state)"
             var fileSystem = statvfs()
             #expect(statvfs(agentState, &fileSystem) == 0)
-            #expect(UInt64(fileSystem.f_blocks) * UInt64(fileSystem.f_frsize) == 256 << 10, "a 256 KiB tmpfs")
+            #expect(UInt64(fileSystem.f_blocks) * UInt64(fileSystem.f_frsize) == 4 << 20, "a 4 MiB tmpfs")
             #expect(!FileManager.default.fileExists(atPath: state + "/outbox"), "the host sees none of it")
 
             // A baseline of the agent's CPU time per envelope, before the disk is full.
