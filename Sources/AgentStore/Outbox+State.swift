@@ -218,6 +218,7 @@ extension Outbox {
             }
             let current = segments[segments.count - 1]
             if current.offsets.count >= configuration.segmentRecordLimit
+                || (current.offsets.count >= configuration.deliveredSegmentRecordLimit && current.end <= head)
                 || (!current.offsets.isEmpty
                     && current.size + Int64(record.count) > Int64(configuration.segmentByteLimit))
             {

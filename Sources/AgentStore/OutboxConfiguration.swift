@@ -21,6 +21,11 @@ public struct OutboxConfiguration: Hashable, Sendable {
     public var syncPolicy: SyncPolicy
     /// The most records in one segment file before a new one is started. At least 1.
     public var segmentRecordLimit: Int
+    /// The most records in a segment file whose records are all delivered or dropped: the next
+    /// append then starts a new segment, and the delivered one is deleted. For an outbox that must
+    /// give back the room of delivered records soon (the agent's spool, in memory); by default
+    /// ``segmentRecordLimit``, so a segment is only closed when full. At least 1.
+    public var deliveredSegmentRecordLimit: Int
     /// The size in bytes at which a segment file is closed and a new one started; 4,096 to 2^30.
     public var segmentByteLimit: Int
     /// The largest record accepted, in bytes (topic and payload and 6 bytes of framing). At least 64.
@@ -34,12 +39,14 @@ public struct OutboxConfiguration: Hashable, Sendable {
     /// segments at 8,192 records or 4 MiB, and accept records up to 1 MiB.
     public init(
         capacity: Int = 100_000, syncPolicy: SyncPolicy = .everyAppend, segmentRecordLimit: Int = 8192,
-        segmentByteLimit: Int = 4 << 20, maximumRecordSize: Int = 1 << 20, firstIndex: UInt64 = 0
+        deliveredSegmentRecordLimit: Int? = nil, segmentByteLimit: Int = 4 << 20, maximumRecordSize: Int = 1 << 20,
+        firstIndex: UInt64 = 0
     ) {
         self.firstIndex = firstIndex
         self.capacity = capacity
         self.syncPolicy = syncPolicy
         self.segmentRecordLimit = segmentRecordLimit
+        self.deliveredSegmentRecordLimit = deliveredSegmentRecordLimit ?? segmentRecordLimit
         self.segmentByteLimit = segmentByteLimit
         self.maximumRecordSize = maximumRecordSize
     }
@@ -51,6 +58,9 @@ public struct OutboxConfiguration: Hashable, Sendable {
         }
         try check(capacity >= 1, "outbox capacity \(capacity) must be at least 1")
         try check(segmentRecordLimit >= 1, "outbox segmentRecordLimit \(segmentRecordLimit) must be at least 1")
+        try check(
+            deliveredSegmentRecordLimit >= 1,
+            "outbox deliveredSegmentRecordLimit \(deliveredSegmentRecordLimit) must be at least 1")
         try check(
             segmentByteLimit >= 4096 && segmentByteLimit <= 1 << 30,
             "outbox segmentByteLimit \(segmentByteLimit) must be between 4096 and \(1 << 30)")

@@ -15,6 +15,9 @@ public final class Doorbell: Sendable {
 
     public init() {}
 
+    /// Whether a ring waits for the next ``wait()``, which then returns at once.
+    var isRung: Bool { state.withLock { $0.rung } }
+
     /// Rings: wakes the waiting task, or the next one to wait.
     public func ring() {
         state.withLock { state -> UnsafeContinuation<Bool, Never>? in

@@ -332,6 +332,35 @@ struct OutboxTests {
         }
     }
 
+    @Test("A segment all delivered goes at the next append past deliveredSegmentRecordLimit; one waiting fills up")
+    func deliveredSegmentRecordLimit() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/outbox"
+            let configuration = OutboxConfiguration(segmentRecordLimit: 10, deliveredSegmentRecordLimit: 3)
+            func segments() throws -> [String] { try contents(of: path).filter { $0.hasPrefix("segment-") } }
+            try Outbox.withOutbox(directory: path, configuration: configuration, logger: LogRecorder().logger) {
+                outbox in
+                // Waiting records fill the segment up to segmentRecordLimit.
+                for number in 0..<5 { try outbox.append(topic: topic, payload: payload(number)) }
+                #expect(try segments() == [OutboxFormat.segmentName(base: 0)])
+                // All delivered: the next append starts a segment and the delivered one is deleted.
+                try outbox.acknowledge(through: 4)
+                #expect(try segments() == [OutboxFormat.segmentName(base: 0)])
+                try outbox.append(topic: topic, payload: payload(5))
+                #expect(try segments() == [OutboxFormat.segmentName(base: 5)])
+                // Below the limit, a delivered segment stays.
+                try outbox.acknowledge(through: 5)
+                try outbox.append(topic: topic, payload: payload(6))
+                #expect(try segments() == [OutboxFormat.segmentName(base: 5)])
+                #expect(try outbox.peek(max: 10).map(\.payload) == [payload(6)])
+            }
+            let records = try Outbox.withOutbox(
+                directory: path, configuration: configuration, logger: LogRecorder().logger
+            ) { try $0.peek(max: 10) }
+            #expect(records.map(\.index) == [6])
+        }
+    }
+
     @Test("Segments also roll over by size")
     func segmentByteLimit() throws {
         try withTemporaryDirectory { directory in
@@ -390,6 +419,12 @@ struct OutboxTests {
                     directory: path, configuration: OutboxConfiguration(capacity: 0), logger: LogRecorder().logger)
             }
             #expect(invalid?.code == .invalidConfiguration)
+            let noDeliveredRecords = #expect(throws: AgentStoreError.self) {
+                _ = try Outbox(
+                    directory: path, configuration: OutboxConfiguration(deliveredSegmentRecordLimit: 0),
+                    logger: LogRecorder().logger)
+            }
+            #expect(noDeliveredRecords?.message.contains("deliveredSegmentRecordLimit 0") == true)
         }
     }
 

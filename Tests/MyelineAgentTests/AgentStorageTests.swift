@@ -380,6 +380,33 @@ struct AgentStorageTests {
         }
     }
 
+    @Test("Delivered points leave the spool's memory after 64, not with a segment of 8,192 records")
+    func deliveredPointsLeaveTheSpool() async throws {
+        try await withTemporaryDirectory { directory in
+            let storage = try await Self.open(directory)
+            await Self.accept(storage, 1...1, milestone: true)
+            #expect(try await Self.drain(storage).count == 1)
+            // An hour of fixes at 1 Hz and more, each batch delivered as it comes.
+            for first in stride(from: 2, through: 3_992, by: 10) {
+                await Self.accept(storage, first...(first + 9))
+                #expect(try await Self.drain(storage).count == 10)
+            }
+            #expect(await storage.pendingCount() == 0)
+            let outbox = directory + "/spool/outbox"
+            let segments = try FileManager.default.contentsOfDirectory(atPath: outbox).filter {
+                $0.hasPrefix("segment-")
+            }
+            let held = try segments.reduce(0) {
+                $0 + (try FileManager.default.attributesOfItem(atPath: outbox + "/" + $1)[.size] as? Int ?? 0)
+            }
+            // A record of a four-digit seq, with its framing; the segments' headers beside them.
+            let record = 10 + Self.topic.utf8.count + #"{"seq":1000}"#.utf8.count
+            #expect(held <= (AgentStorage.spoolDeliveredSegmentRecords + 10) * record + 20 * segments.count)
+            #expect(try await Self.drain(storage).isEmpty)
+            await storage.close()
+        }
+    }
+
     @Test("A power cut is counted once and said; a clean stop or a kill is not one")
     func powerLossesAreCounted() async throws {
         try await withTemporaryDirectory { directory in

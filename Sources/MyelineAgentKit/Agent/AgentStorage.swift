@@ -154,6 +154,17 @@ final class AgentStorage: Sendable {
     /// points of about 400 bytes, under a megabyte.
     static let spoolWindow = 2_048
 
+    /// How many records a segment file of the spool holds before the next is started: a long
+    /// outage's spool (twice ``spoolWindow``) spans 5 segments, one open descriptor each, and the
+    /// points that left it for the journal leave its memory with their segment (8,192 records,
+    /// the journal's, kept up to 2.7 MB of them).
+    static let spoolSegmentRecords = 1_024
+
+    /// How many delivered records a segment of the spool keeps before the next append starts a
+    /// new one and the delivered one is deleted: while the broker is reachable, the memory
+    /// (tmpfs) of delivered points stays under 64 points of about 330 bytes, 21 KB.
+    static let spoolDeliveredSegmentRecords = 64
+
     /// The spool's window in force (``spoolWindow``; smaller in tests).
     let window: Int
 
@@ -215,6 +226,8 @@ final class AgentStorage: Sendable {
             // The spool (memory) never flushes; the journal flushes once per commit, itself
             // (with every-fix, at every append).
             syncPolicy: durable ? .everyAppend : spool ? .never : .batched(records: .max, interval: .seconds(1 << 40)),
+            segmentRecordLimit: spool ? spoolSegmentRecords : OutboxConfiguration().segmentRecordLimit,
+            deliveredSegmentRecordLimit: spool ? spoolDeliveredSegmentRecords : nil,
             firstIndex: firstIndex)
         let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
         return Tier(
