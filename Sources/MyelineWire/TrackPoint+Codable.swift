@@ -7,6 +7,19 @@ extension TrackPoint {
         case satellites
     }
 
+    /// The rule each checked value of a point keeps: the one list that ``init(from:)``,
+    /// `init(json:at:)` and ``refusal()`` apply, key for key.
+    enum Rule {
+        static var activity: ValueRule<String> { .activityID }
+        static var seq: ValueRule<Int> { .within(Myeline.sequenceRange) }
+        static var latitude: ValueRule<Double> { .latitude }
+        static var longitude: ValueRule<Double> { .longitude }
+        static var speed: ValueRule<Double> { .atLeast(0) }
+        static var course: ValueRule<Double> { .course }
+        static var horizontalAccuracy: ValueRule<Double> { .atLeast(0) }
+        static var satellites: ValueRule<Int> { .atLeast(0) }
+    }
+
     /// Decodes and checks a track point.
     ///
     /// - Throws: `DecodingError` naming the key: a missing key, another schema, an invalid id, a
@@ -16,17 +29,17 @@ extension TrackPoint {
         try container.check(.schema, .equal(to: Self.schema))
         self.init(
             device: try container.decode(DeviceID.self, forKey: .device),
-            activity: try container.decode(.activity, .activityID),
-            seq: try container.decode(.seq, .within(Myeline.sequenceRange)),
+            activity: try container.decode(.activity, Rule.activity),
+            seq: try container.decode(.seq, Rule.seq),
             time: try container.decode(Date.self, forKey: .time),
-            latitude: try container.decode(.latitude, .latitude),
-            longitude: try container.decode(.longitude, .longitude),
+            latitude: try container.decode(.latitude, Rule.latitude),
+            longitude: try container.decode(.longitude, Rule.longitude),
             altitude: try container.decodeIfPresent(Double.self, forKey: .altitude),
-            speed: try container.decodeIfPresent(.speed, .atLeast(0)),
-            course: try container.decodeIfPresent(.course, .course),
-            horizontalAccuracy: try container.decodeIfPresent(.horizontalAccuracy, .atLeast(0)),
+            speed: try container.decodeIfPresent(.speed, Rule.speed),
+            course: try container.decodeIfPresent(.course, Rule.course),
+            horizontalAccuracy: try container.decodeIfPresent(.horizontalAccuracy, Rule.horizontalAccuracy),
             fix: try container.decodeIfPresent(FixMode.self, forKey: .fix),
-            satellites: try container.decodeIfPresent(.satellites, .atLeast(0)))
+            satellites: try container.decodeIfPresent(.satellites, Rule.satellites))
     }
 
     /// Encodes the point; absent optionals are omitted.

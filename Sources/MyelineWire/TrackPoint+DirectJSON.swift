@@ -47,10 +47,10 @@ extension TrackPoint {
             guard let value, let problem = rule.problem(value) else { return nil }
             return .dataCorrupted(DecodingError.Context(codingPath: [key], debugDescription: problem))
         }
-        return check(activity, .activity, .activityID) ?? check(seq, .seq, .within(Myeline.sequenceRange))
-            ?? check(latitude, .latitude, .latitude) ?? check(longitude, .longitude, .longitude)
-            ?? check(speed, .speed, .atLeast(0)) ?? check(course, .course, .course)
-            ?? check(horizontalAccuracy, .horizontalAccuracy, .atLeast(0))
-            ?? check(satellites, .satellites, .atLeast(0))
+        return check(activity, .activity, Rule.activity) ?? check(seq, .seq, Rule.seq)
+            ?? check(latitude, .latitude, Rule.latitude) ?? check(longitude, .longitude, Rule.longitude)
+            ?? check(speed, .speed, Rule.speed) ?? check(course, .course, Rule.course)
+            ?? check(horizontalAccuracy, .horizontalAccuracy, Rule.horizontalAccuracy)
+            ?? check(satellites, .satellites, Rule.satellites)
     }
 }
