@@ -1,8 +1,7 @@
+import AsyncSupport
 import Glibc
 import Locking
 import Testing
-
-@testable import AsyncSupport
 
 @Suite("EventLoop", .timeLimit(.minutes(1)))
 struct EventLoopTests {
@@ -218,35 +217,5 @@ struct EventLoopTests {
         // The loop goes on, its timers too.
         try? await loop.sleep(for: .milliseconds(1))
         #expect(await loop.run { loop.isCurrent })
-    }
-}
-
-@Suite("Doorbell", .timeLimit(.minutes(1)))
-struct DoorbellTests {
-    @Test func ringsBeforeAWaitCountAsOneAndAWaitingTaskIsWoken() async {
-        let bell = Doorbell()
-        bell.ring()
-        bell.ring()
-        #expect(await bell.wait())
-        // The two rings were one: the next wait waits for the ring below.
-        #expect(!bell.isRung)
-        let waiting = Task { await bell.wait() }
-        bell.ring()
-        #expect(await waiting.value)
-    }
-
-    @Test func aCancelledWaitReturnsFalseBeforeOrWhileItWaits() async {
-        let bell = Doorbell()
-        let waiting = Task { await bell.wait() }
-        waiting.cancel()
-        #expect(await waiting.value == false)
-        let cancelledFirst = Task {
-            withUnsafeCurrentTask { $0?.cancel() }
-            return await bell.wait()
-        }
-        #expect(await cancelledFirst.value == false)
-        // The bell still works for the next waiter.
-        bell.ring()
-        #expect(await bell.wait())
     }
 }

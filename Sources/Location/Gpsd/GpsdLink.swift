@@ -19,7 +19,7 @@ final class GpsdLink: @unchecked Sendable {
     private let configuration: GpsdConfiguration
     private let logger: Logger
     private let store: StatisticsStore
-    private let channel: UpdateChannel
+    private let channel: HandOff<LocationUpdate>
     private let loop: EventLoop
     /// Whether the link shuts the loop down when it ends (a loop of its own).
     private let ownsLoop: Bool
@@ -57,7 +57,7 @@ final class GpsdLink: @unchecked Sendable {
     /// - Parameter loop: the loop to run on; nil for a loop of its own, ended with the link.
     init(
         configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
-        channel: UpdateChannel, now: @escaping @Sendable () -> Date,
+        channel: HandOff<LocationUpdate>, now: @escaping @Sendable () -> Date,
         loop: EventLoop?
     ) {
         self.configuration = configuration

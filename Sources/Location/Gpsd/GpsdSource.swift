@@ -66,14 +66,14 @@ public struct GpsdSource: LocationSource {
 /// One iteration of a gpsd source: the link and the channel it feeds.
 private final class GpsdStream: UpdateProducer {
     private let link: GpsdLink
-    private let channel: UpdateChannel
+    private let channel: HandOff<LocationUpdate>
     private var started = false
 
     init(
         configuration: GpsdConfiguration, logger: Logger, store: StatisticsStore,
         now: @escaping @Sendable () -> Date, loop: EventLoop?
     ) {
-        channel = UpdateChannel(capacity: configuration.bufferSize)
+        channel = HandOff(capacity: configuration.bufferSize, cancellation: .finishes)
         link = GpsdLink(
             configuration: configuration, logger: logger, store: store, channel: channel, now: now, loop: loop)
     }
