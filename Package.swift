@@ -302,6 +302,7 @@ let package = Package(
         .target(
             name: "AggregatorWeb",
             dependencies: [
+                "AsyncSupport",
                 "Board",
                 "LiveActivity",
                 "Locking",

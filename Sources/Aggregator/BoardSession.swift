@@ -1,3 +1,4 @@
+import AsyncSupport
 import Board
 import Foundation
 import LiveActivity
@@ -72,8 +73,7 @@ final class BoardSession: Sendable {
     static let checkPayload = "check"
 
     /// Rung when a change is recorded for `--follow --json`; rings while nobody listens coalesce.
-    let changesRecorded: AsyncStream<Void>
-    private let doorbell: AsyncStream<Void>.Continuation
+    let changesRecorded = Doorbell()
 
     init(
         topics: TopicTree, ownTracks: OwnTracksInput? = nil, sentinelTopic: String, clock: any WallClock,
@@ -87,12 +87,11 @@ final class BoardSession: Sendable {
         var initial = State(fleet: Fleet(maximumActivitiesPerDevice: maximumActivitiesPerDevice), view: view)
         initial.recordsChanges = recordsChanges
         self.state = Locked(initial)
-        (changesRecorded, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Wakes the follower as if a change had been recorded: for changes that come with time (stale).
     func ringDoorbell() {
-        doorbell.yield()
+        changesRecorded.ring()
     }
 
     /// What the network thread leaves for ``drain()``: the fleet's messages, the latest per topic,
@@ -123,7 +122,7 @@ final class BoardSession: Sendable {
             }
             return (recorded, rejections)
         }
-        if recorded { doorbell.yield() }
+        if recorded { changesRecorded.ring() }
         for rejection in rejections {
             logger.debug(
                 "Ignored a message that is not Myeline's",

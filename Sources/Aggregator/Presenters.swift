@@ -237,7 +237,7 @@ extension BoardSession {
                     self.ringDoorbell()
                 }
             }
-            for await _ in changesRecorded {
+            while await changesRecorded.wait() {
                 try Task.checkCancellation()
                 let now = clock.now
                 let second = Int(now.timeIntervalSince1970)

@@ -1,20 +1,23 @@
+import AsyncSupport
 import Locking
 
 /// The event stream's clients and their doorbells: ``EventClients`` behind a lock, and for each
-/// client a stream that rings when bytes wait for it and one that ends when it must close.
+/// client a doorbell that rings when bytes wait for it (and ends when it is gone) and a hand-off
+/// that gives one value, then ends, when it must close.
 final class EventHub: Sendable {
     private struct State {
         var clients: EventClients
-        var doorbells: [Int: AsyncStream<Void>.Continuation] = [:]
-        var closers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var doorbells: [Int: HandOff<Void>] = [:]
+        var closers: [Int: HandOff<Void>] = [:]
         var closed = false
     }
 
-    /// A connected client: its id, its doorbell, and the stream that ends when it is dropped.
+    /// A connected client: its id, its doorbell, and the hand-off that ends when it is dropped;
+    /// each read by one task, which cancelling ends.
     struct Client: Sendable {
         let id: Int
-        let doorbell: AsyncStream<Void>
-        let closed: AsyncStream<Void>
+        let doorbell: HandOff<Void>
+        let closed: HandOff<Void>
     }
 
     private let state: Locked<State>
@@ -28,11 +31,12 @@ final class EventHub: Sendable {
     func add() -> Client? {
         state.withLock { state in
             guard !state.closed, let id = state.clients.add() else { return nil }
-            let (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            let (closed, close) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            state.doorbells[id] = ring
-            state.closers[id] = close
-            return Client(id: id, doorbell: doorbell, closed: closed)
+            let client = Client(
+                id: id, doorbell: HandOff(capacity: 1, cancellation: .finishes),
+                closed: HandOff(capacity: 1, cancellation: .finishes))
+            state.doorbells[id] = client.doorbell
+            state.closers[id] = client.closed
+            return client
         }
     }
 
@@ -68,8 +72,8 @@ final class EventHub: Sendable {
         let snapshotBytes = waiting.isEmpty ? nil : snapshot()
         let (rings, closes, dropped) = state.withLock { state in
             var dropped = 0
-            var rings: [AsyncStream<Void>.Continuation] = []
-            var closes: [AsyncStream<Void>.Continuation] = []
+            var rings: [HandOff<Void>] = []
+            var closes: [HandOff<Void>] = []
             for id in state.clients.ids {
                 if let snapshotBytes, waiting.contains(id) {
                     state.clients.queueSnapshot(snapshotBytes, for: id)
@@ -88,9 +92,9 @@ final class EventHub: Sendable {
             }
             return (rings, closes, dropped)
         }
-        for ring in rings { ring.yield() }
+        for ring in rings { ring.ring() }
         for close in closes {
-            close.yield()
+            close.yield(())
             close.finish()
         }
         return dropped
@@ -106,6 +110,6 @@ final class EventHub: Sendable {
             }
             return Array(state.doorbells.values) + Array(state.closers.values)
         }
-        for continuation in all { continuation.finish() }
+        for handOff in all { handOff.finish() }
     }
 }

@@ -148,14 +148,14 @@ struct WebResponder: Sendable {
                 defer { hub.remove(client.id) }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        // A dropped client's stream yields before it ends: its connection is closed,
-                        // which ends a write blocked on a client that does not read.
+                        // A dropped client's hand-off gives a value before it ends: its connection is
+                        // closed, which ends a write blocked on a client that does not read.
                         var dropped = false
-                        for await _ in client.closed { dropped = true }
+                        while await client.closed.next() != nil { dropped = true }
                         if dropped { closeConnection() }
                     }
                     defer { group.cancelAll() }
-                    for await _ in client.doorbell {
+                    while await client.doorbell.next() != nil {
                         guard let bytes = hub.take(client.id) else { break }
                         if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
                     }
