@@ -100,6 +100,8 @@ final class BoardSession: Sendable {
         var mailbox = Mailbox<[UInt8]>()
         var sentinel = false
         var check = false
+        /// Whether the sentinel or the check has come back, taken by ``drain()`` or not yet.
+        var answered = false
     }
 
     /// Applies decoded inputs under one lock, recording changes and logging new rejections.
@@ -141,8 +143,16 @@ final class BoardSession: Sendable {
     @Sendable func receive(_ message: MQTTMessage) {
         if message.topic == sentinelTopic {
             switch String(decoding: message.payload, as: UTF8.self) {
-            case Self.sentinelPayload where message.retain: inbox.withLock { $0.sentinel = true }
-            case Self.checkPayload: inbox.withLock { $0.check = true }
+            case Self.sentinelPayload where message.retain:
+                inbox.withLock {
+                    $0.sentinel = true
+                    $0.answered = true
+                }
+            case Self.checkPayload:
+                inbox.withLock {
+                    $0.check = true
+                    $0.answered = true
+                }
             default: break
             }
             return
@@ -198,10 +208,15 @@ final class BoardSession: Sendable {
     }
 
     /// Ends the bootstrap without the sentinel when the board could not place it or send the check,
-    /// or when the check has not come back `limit` seconds after it was sent.
+    /// or when neither the check nor the sentinel has come back `limit` seconds after the check was
+    /// sent. One that came back waits in the inbox behind the messages received before it, and
+    /// ``drain()`` gives the verdict once it reaches it, however long applying them takes: a board
+    /// on a busy machine, still applying 10,000 retained envelopes 5 s after receiving them, took
+    /// a check that had come back for one that had not, and said the bootstrap was cut.
     func completeIfCheckIsLate(sentAt: Date, limit: TimeInterval) {
         let placed = isSentinelPlaced
-        guard !placed || clock.now.timeIntervalSince(sentAt) >= limit else { return }
+        let answered = inbox.withLock { $0.answered }
+        guard !placed || (!answered && clock.now.timeIntervalSince(sentAt) >= limit) else { return }
         complete(reason: placed ? "the check did not come back in \(limit) s" : "no sentinel") {
             $0.quietPeriodEnded()
         }
