@@ -128,14 +128,18 @@ struct InteropLockdownIntegrationTests {
                 let denied = mosquitto.output.split(separator: "\n").filter {
                     $0.contains("Denied PUBLISH from dev-a") && $0.contains("'owntracks/fleet/dev-a'")
                 }
-                #expect(denied.count == 1, "\(denied)")
+                // One message refused. When the broker's close came before the agent read its
+                // PUBACK (a busy machine), libmosquitto sends that message again on the new
+                // connection, flagged d1 with the same mid, and that resend is refused too.
+                let deniedMessages = Set(denied.compactMap { line in line.firstMatch(of: /, m(\d+),/)?.1 })
+                #expect(deniedMessages.count == 1 && denied.count <= 2, "\(denied)")
                 let refusals = agent.output.split(separator: "\n").filter { $0.contains(refusal) }
                 #expect(
                     refusals.count == 1 && refusals[0].contains("myeline.integration=owntracks"), "\(agent.output)")
-                // The broker closed the connection at most once (mosquitto 2.0.11: once), and the agent
-                // published its Myeline messages on it before and after.
+                // The broker closed the connection once per refusal of that message (mosquitto
+                // 2.0.11), and the agent published its Myeline messages on it before and after.
                 let losses = agent.output.split(separator: "\n").filter { $0.contains("event=mqtt.connection.lost") }
-                #expect(losses.count <= 1, "\(agent.output)")
+                #expect(losses.count <= denied.count, "\(agent.output)")
                 #expect(
                     !mosquitto.output.contains("already connected, closing old connection"), "\(mosquitto.output)")
             }
