@@ -2,22 +2,22 @@ import AsyncSupport
 import Locking
 
 /// The event stream's clients and their doorbells: ``EventClients`` behind a lock, and for each
-/// client a doorbell that rings when bytes wait for it (and ends when it is gone) and a hand-off
-/// that gives one value, then ends, when it must close.
+/// client a doorbell that rings when bytes wait for it (finished when it is gone) and one rung,
+/// then finished, when it must close.
 final class EventHub: Sendable {
     private struct State {
         var clients: EventClients
-        var doorbells: [Int: HandOff<Void>] = [:]
-        var closers: [Int: HandOff<Void>] = [:]
+        var doorbells: [Int: Doorbell] = [:]
+        var closers: [Int: Doorbell] = [:]
         var closed = false
     }
 
-    /// A connected client: its id, its doorbell, and the hand-off that ends when it is dropped;
-    /// each read by one task, which cancelling ends.
+    /// A connected client: its id, its doorbell, and the bell rung when it is dropped; each waited
+    /// on by one task.
     struct Client: Sendable {
         let id: Int
-        let doorbell: HandOff<Void>
-        let closed: HandOff<Void>
+        let doorbell: Doorbell
+        let closed: Doorbell
     }
 
     private let state: Locked<State>
@@ -31,9 +31,7 @@ final class EventHub: Sendable {
     func add() -> Client? {
         state.withLock { state in
             guard !state.closed, let id = state.clients.add() else { return nil }
-            let client = Client(
-                id: id, doorbell: HandOff(capacity: 1, cancellation: .finishes),
-                closed: HandOff(capacity: 1, cancellation: .finishes))
+            let client = Client(id: id, doorbell: Doorbell(), closed: Doorbell())
             state.doorbells[id] = client.doorbell
             state.closers[id] = client.closed
             return client
@@ -72,8 +70,8 @@ final class EventHub: Sendable {
         let snapshotBytes = waiting.isEmpty ? nil : snapshot()
         let (rings, closes, dropped) = state.withLock { state in
             var dropped = 0
-            var rings: [HandOff<Void>] = []
-            var closes: [HandOff<Void>] = []
+            var rings: [Doorbell] = []
+            var closes: [Doorbell] = []
             for id in state.clients.ids {
                 if let snapshotBytes, waiting.contains(id) {
                     state.clients.queueSnapshot(snapshotBytes, for: id)
@@ -94,7 +92,7 @@ final class EventHub: Sendable {
         }
         for ring in rings { ring.ring() }
         for close in closes {
-            close.yield(())
+            close.ring()
             close.finish()
         }
         return dropped
@@ -110,6 +108,6 @@ final class EventHub: Sendable {
             }
             return Array(state.doorbells.values) + Array(state.closers.values)
         }
-        for handOff in all { handOff.finish() }
+        for bell in all { bell.finish() }
     }
 }

@@ -148,14 +148,14 @@ struct WebResponder: Sendable {
                 defer { hub.remove(client.id) }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        // A dropped client's hand-off gives a value before it ends: its connection is
+                        // A dropped client's bell rings before it is finished: its connection is
                         // closed, which ends a write blocked on a client that does not read.
                         var dropped = false
-                        while await client.closed.next() != nil { dropped = true }
+                        while await client.closed.wait() { dropped = true }
                         if dropped { closeConnection() }
                     }
                     defer { group.cancelAll() }
-                    while await client.doorbell.next() != nil {
+                    while await client.doorbell.wait() {
                         guard let bytes = hub.take(client.id) else { break }
                         if !bytes.isEmpty { try await writer.write(ByteBuffer(bytes: bytes)) }
                     }

@@ -108,7 +108,7 @@ public final class HandOff<Element: Sendable>: Sendable {
         }
     }
 
-    /// Whether a value waits, which the next ``next()`` then takes at once.
+    /// Whether no value waits: the next ``next()`` waits for one (or for the end).
     @inlinable
     public var isEmpty: Bool { state.withLock { $0.buffer.isEmpty } }
 

@@ -17,11 +17,11 @@ struct FaultHostIntegrationTests {
     /// growing, the agent keeps publishing live updates and says so (one log line, `storage-error`
     /// in its status), and takes up saving again when space returns.
     ///
-    /// 4 MiB, not less: the spool (in the state directory here) keeps the points it delivered
-    /// until its segment rolls over (8,192 records, 2.7 MB of these), and at this replay's 100
-    /// points a second it filled a 256 KiB tmpfs by itself after 7 s. On a busy machine the test
-    /// took that long to fill the disk, and removing its file then freed nearly nothing: the
-    /// agent never recovered (CI, issue 24's fourteenth part).
+    /// 4 MiB, not less: the spool is in the state directory here. Before issue 24's fifteenth part
+    /// it kept the points it delivered until its segment rolled over (8,192 records, 2.7 MB of
+    /// these), and at this replay's 100 points a second filled a 256 KiB tmpfs by itself after
+    /// 7 s; on a busy machine the test took that long to fill the disk, and removing its file then
+    /// freed nearly nothing (CI, the fourteenth part). It now keeps at most 64 delivered points.
     @Test func aFullDiskStopsTheOutboxWhileLiveUpdatesGoOnAndTheAgentSaysSo() async throws {
         try #require(
             getuid() == 0,

@@ -221,14 +221,16 @@ final class AgentStorage: Sendable {
     private static func tier(
         _ directory: String, capacity: Int, durable: Bool, spool: Bool = false, firstIndex: UInt64 = 0, logger: Logger
     ) throws -> Tier {
-        let configuration = OutboxConfiguration(
+        var configuration = OutboxConfiguration(
             capacity: capacity,
             // The spool (memory) never flushes; the journal flushes once per commit, itself
             // (with every-fix, at every append).
             syncPolicy: durable ? .everyAppend : spool ? .never : .batched(records: .max, interval: .seconds(1 << 40)),
-            segmentRecordLimit: spool ? spoolSegmentRecords : OutboxConfiguration().segmentRecordLimit,
-            deliveredSegmentRecordLimit: spool ? spoolDeliveredSegmentRecords : nil,
             firstIndex: firstIndex)
+        if spool {
+            configuration.segmentRecordLimit = spoolSegmentRecords
+            configuration.deliveredSegmentRecordLimit = spoolDeliveredSegmentRecords
+        }
         let outbox = try Outbox(directory: directory + "/outbox", configuration: configuration, logger: logger)
         return Tier(
             directory: directory, outbox: outbox, activities: directory + "/activities", durable: durable,
