@@ -20,6 +20,11 @@ let essentials: [SwiftSetting] = strict + [.enableUpcomingFeature("MemberImportV
 /// - `--no-export-dynamic`, which undoes the `-export-dynamic` of the toolchain's static-stdlib
 ///   arguments: nothing looks the agent's own symbols up at run time, and its 10,470 exported names
 ///   were 1.0 MB of the stripped executable.
+/// - `-z now`: every function of the shared libraries bound at start, before the start-up trim
+///   (``StartupPages``), not at its first call: with lazy binding, a function first called later (a
+///   journal commit's `rename`, a log line's `localtime`) brought the dynamic linker's lookup code
+///   and the libraries' symbol tables back into memory. Full RELRO as well: the table of those
+///   addresses is read-only once bound.
 /// - GCC's static libstdc++ in place of libstdc++.so.6 (deploy/static-libstdc++ holds a linker
 ///   script, searched before the system's libraries, that the toolchain's `-lstdc++` finds): the
 ///   Swift runtime uses little of it, and mapping the shared library held 1.1 MiB resident.
@@ -34,6 +39,7 @@ let trackerRelease: [LinkerSetting] = [
     .unsafeFlags(
         [
             "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+            "-Xlinker", "-z", "-Xlinker", "now",
             "-L", Context.packageDirectory + "/deploy/static-libstdc++",
             "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/deploy/agent-symbol-order.txt",
             "-Xlinker", "--no-warn-symbol-ordering",

@@ -4,9 +4,12 @@
 Usage: shift-nmea.py CAPTURE OUTPUT [REPEATS]
 
 Every time and date field (RMC, GGA, GLL, ZDA) is moved so that the capture's first fix is now
-(UTC), with checksums recomputed; the capture is written REPEATS times (default 10), each copy
+(UTC), with checksums recomputed, a sentence after line noise too (the u-blox 8 capture's first
+RMC follows the bytes of a wrong baud rate: left at 2017, gpsd took it for a GPS week rollover and
+reported a fix in 2036 at each lap); the capture is written REPEATS times (default 10), each copy
 after the previous one, so that gpsfake can play it once as a long, continuous drive whose fixes
-a live board does not show as stale. Lines that are not NMEA sentences are copied unchanged.
+a live board does not show as stale. Lines without a sentence are copied unchanged, and so is the
+noise before one.
 Prints the seconds between sentences that plays the capture at its recorded pace (gpsfake -c).
 """
 
@@ -31,6 +34,15 @@ def parse_time(field):
         return None
 
 
+def sentence(line):
+    """(noise, sentence): the sentence from the line's first `$` on, and the bytes before it; the
+    sentence is empty when the line has none (a comment)."""
+    if line.startswith("#"):
+        return line, ""
+    noise, dollar, rest = line.partition("$")
+    return (noise, dollar + rest) if dollar else (line, "")
+
+
 def format_time(moment, template):
     decimals = len(template.split(".")[1]) if "." in template else 0
     seconds = moment.second + moment.microsecond / 1e6
@@ -46,7 +58,7 @@ def main():
     # The first date and time of the capture, from its first RMC sentence.
     start = None
     for line in lines:
-        fields = line.split("*")[0].split(",")
+        fields = sentence(line)[1].split("*")[0].split(",")
         if fields[0][3:6] == "RMC" and len(fields) > 9 and parse_time(fields[1]) and len(fields[9]) == 6:
             day = datetime.datetime.strptime(fields[9], "%d%m%y").replace(tzinfo=UTC)
             start = day + parse_time(fields[1])
@@ -55,7 +67,7 @@ def main():
         sys.exit("shift-nmea.py: %s has no RMC sentence with a date" % source)
     last = start
     for line in lines:
-        fields = line.split("*")[0].split(",")
+        fields = sentence(line)[1].split("*")[0].split(",")
         if fields[0][3:6] in ("RMC", "GGA", "GLL") and len(fields) > 1:
             index = 5 if fields[0][3:6] == "GLL" else 1
             if len(fields) > index and parse_time(fields[index]):
@@ -64,17 +76,18 @@ def main():
     length = last - start + datetime.timedelta(seconds=1)
 
     now = datetime.datetime.now(UTC)
-    sentences = sum(1 for line in lines if line.startswith("$"))
+    sentences = sum(1 for line in lines if sentence(line)[1])
     print("%.4f" % max(0.001, length.total_seconds() / max(1, sentences)))
     with open(target, "w", encoding="ascii", errors="replace") as output:
         for copy in range(repeats):
             shift = now - start + copy * length
             date = start.date()
             for line in lines:
-                if not line.startswith("$") or "," not in line:
+                noise, nmea = sentence(line)
+                if "," not in nmea:
                     output.write(line + "\r\n")
                     continue
-                body, _, _ = line[1:].partition("*")
+                body, _, _ = nmea[1:].partition("*")
                 fields = body.split(",")
                 kind = fields[0][2:5]
                 index = {"RMC": 1, "GGA": 1, "GLL": 5, "ZDA": 1}.get(kind)
@@ -89,7 +102,7 @@ def main():
                     if kind == "ZDA" and len(fields) > 4:
                         fields[2], fields[3], fields[4] = moved.strftime("%d"), moved.strftime("%m"), moved.strftime("%Y")
                 body = ",".join(fields)
-                output.write("$%s*%s\r\n" % (body, checksum(body)))
+                output.write("%s$%s*%s\r\n" % (noise, body, checksum(body)))
 
 
 if __name__ == "__main__":

@@ -5,9 +5,9 @@ import FoundationEssentials
 /// activity's attributes do not change during it, and its record is saved at every fix (issue 24:
 /// `JSONEncoder` was 22 % of the agent's instructions, for this record alone).
 ///
-/// ``ActivityRecordFiles`` keeps one for each open record; `ActivityRecordEncoderTests` hold its
-/// bytes to `JSONEncoder`'s and to what `JSONDecoder` reads back.
-@_spi(Benchmarks)
+/// ``ActivityRecordFiles`` keeps one for each open record, and the agent's journal one for each
+/// activity it saves (``ActivityStateStore/save(_:durable:encoder:)``); `ActivityRecordEncoderTests`
+/// hold its bytes to `JSONEncoder`'s and to what `JSONDecoder` reads back.
 public struct ActivityRecordEncoder<Attributes: Codable & Equatable & Sendable>: Sendable {
     /// The last attributes encoded, and their JSON.
     private var attributes: (value: Attributes, json: [UInt8])?
@@ -41,6 +41,7 @@ extension ActivityRecordEncoder {
     /// does not call it.
     ///
     /// - Throws: `EncodingError` when `JSONEncoder` refuses the record.
+    @_spi(Benchmarks)
     public static func encodeWithJSONEncoder(_ activity: PersistedActivity<Attributes>, paddedTo length: Int = 0)
         throws -> [UInt8]
     {

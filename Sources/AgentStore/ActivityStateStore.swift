@@ -67,7 +67,11 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
     ///   date is not finite, `.diskFull` or `.io` when the file cannot be written; the previous
     ///   record then stays.
     public func save(_ activity: PersistedActivity<Attributes>, durable: Bool = true) throws(AgentStoreError) {
-        let bytes = try Self.encode(activity, paddedTo: 0)
+        try write(Self.encode(activity, paddedTo: 0), durable: durable)
+    }
+
+    /// Writes a record's file bytes atomically, flushed when `durable`.
+    private func write(_ bytes: [UInt8], durable: Bool) throws(AgentStoreError) {
         let directory = FileIO.parentDirectory(of: path)
         if !FileIO.exists(directory) { try FileIO.makeDirectory(directory) }
         try FileIO.writeAtomically(bytes, to: path, syncing: durable)
@@ -169,5 +173,18 @@ public struct ActivityStateStore<Attributes: Codable & Sendable>: Sendable {
         } catch {
             return .failure(Damage(text: "JSON does not decode: \(error)"))
         }
+    }
+}
+
+extension ActivityStateStore where Attributes: Equatable {
+    /// Replaces the saved activity atomically, as ``save(_:durable:)`` does, with `encoder`, which
+    /// keeps the attributes' JSON from one save of the activity to the next: a store saved again
+    /// and again (the agent's journal, at every commit) encodes them once.
+    ///
+    /// - Throws: `AgentStoreError`, as ``save(_:durable:)`` does.
+    public func save(
+        _ activity: PersistedActivity<Attributes>, durable: Bool = true, encoder: inout ActivityRecordEncoder<Attributes>
+    ) throws(AgentStoreError) {
+        try write(encoder.encode(activity), durable: durable)
     }
 }

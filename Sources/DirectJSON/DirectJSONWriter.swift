@@ -60,6 +60,13 @@ package struct DirectJSONWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// `"name":` and the unsigned integer, unless it is nil.
+    package mutating func member(_ name: StaticString, integer value: UInt64?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
     /// `"name":` and `true` or `false`, unless it is nil.
     package mutating func member(_ name: StaticString, bool value: Bool?) {
         guard let value else { return }

@@ -2,7 +2,7 @@ import DirectJSON
 import FoundationEssentials
 import LiveActivity
 
-extension TrackPoint {
+extension TrackPoint: WireJSONEncodable {
     /// The point's JSON as ``WireCodec`` sends it, written without `JSONEncoder`: the same bytes as
     /// ``ContentJSON``'s encoder gives (keys sorted, slashes unescaped, `time` in seconds rounded to
     /// milliseconds, absent optionals omitted, every number in the form `JSONEncoder` writes it).
@@ -15,23 +15,7 @@ extension TrackPoint {
     /// measures both.
     @_spi(Fuzzing)
     public func directJSON() -> [UInt8]? {
-        var json = DirectJSONWriter(
-            capacity: 320 + activity.utf8.count + device.rawValue.utf8.count, escapingSlashes: false)
-        // The keys in the order `.sortedKeys` gives them; an absent optional is no member.
-        json.member("activity", string: activity)
-        json.member("altitude", number: altitude)
-        json.member("course", number: course)
-        json.member("device", string: device.rawValue)
-        json.member("fix", string: fix?.rawValue)
-        json.member("horizontalAccuracy", number: horizontalAccuracy)
-        json.member("latitude", number: latitude)
-        json.member("longitude", number: longitude)
-        json.member("satellites", integer: satellites)
-        json.member("schema", string: Self.schema)
-        json.member("seq", integer: seq)
-        json.member("speed", number: speed)
-        json.member("time", number: ContentJSON.seconds(time))
-        return json.finish()
+        directJSON(capacity: 320 + activity.utf8.count + device.rawValue.utf8.count)
     }
 
     /// What the receivers' decode would refuse in this point, as the error it throws (the rules of
@@ -52,5 +36,22 @@ extension TrackPoint {
             ?? check(speed, .speed, Rule.speed) ?? check(course, .course, Rule.course)
             ?? check(horizontalAccuracy, .horizontalAccuracy, Rule.horizontalAccuracy)
             ?? check(satellites, .satellites, Rule.satellites)
+    }
+
+    /// The point's keys in the order `.sortedKeys` gives them; an absent optional is no member.
+    func writeMembers(to json: inout DirectJSONWriter) {
+        json.member("activity", string: activity)
+        json.member("altitude", number: altitude)
+        json.member("course", number: course)
+        json.member("device", string: device.rawValue)
+        json.member("fix", string: fix?.rawValue)
+        json.member("horizontalAccuracy", number: horizontalAccuracy)
+        json.member("latitude", number: latitude)
+        json.member("longitude", number: longitude)
+        json.member("satellites", integer: satellites)
+        json.member("schema", string: Self.schema)
+        json.member("seq", integer: seq)
+        json.member("speed", number: speed)
+        json.member("time", date: time)
     }
 }

@@ -14,9 +14,12 @@ public enum WireCodec {
     }()
 
     /// Encodes a payload, then checks the result with the receivers' own decoder, so that nothing
-    /// is sent that receivers would reject (such as a latitude of 91). A track point, one a fix
-    /// (the agent's hot path), is written without `JSONEncoder` (the same bytes) and checked with
-    /// the decoder's rules on its values (``TrackPoint/refusal()``: the same verdict and message).
+    /// is sent that receivers would reject (such as a latitude of 91). The agent's payloads are
+    /// written without `JSONEncoder` (``WireJSONEncodable``: the same bytes): a track point, one a
+    /// fix (the hot path), is checked with the decoder's rules on its values
+    /// (``TrackPoint/refusal()``: the same verdict and message); a status or a `location`
+    /// envelope by ``WireJSON``'s reader, and when that refuses it, by the encoder and decoder
+    /// below, which say why.
     ///
     /// - Throws: `ActivityError` `.invalidPayload` naming the key and the problem, for example
     ///   `cannot encode myeline.track.v1 payload: 'latitude': 91 is outside -90...90`.
@@ -24,6 +27,9 @@ public enum WireCodec {
         do {
             if let point = payload as? TrackPoint, let json = point.directJSON() {
                 if let refusal = point.refusal() { throw refusal }
+                return Data(json)
+            }
+            if let json = directJSON(payload), WireJSON.decode(Payload.self, from: json) != nil {
                 return Data(json)
             }
             let data = try encoder.encode(payload)
@@ -34,6 +40,17 @@ public enum WireCodec {
             return data
         } catch {
             throw ActivityError(.invalidPayload, "cannot encode \(Payload.schema) payload: \(problem(error))")
+        }
+    }
+
+    /// The payload written by its ``WireJSONEncodable`` conformance: the agent's envelopes and
+    /// statuses. Cast to each type rather than to the protocol, whose conformance lookup brought the
+    /// Swift runtime's lookup code into memory at every heartbeat (issue 24).
+    private static func directJSON(_ payload: some Codable & WirePayload) -> [UInt8]? {
+        switch payload {
+        case let envelope as ActivityEnvelope<LocationActivityAttributes>: envelope.directJSON(capacity: 1024)
+        case let status as StatusMessage: status.directJSON(capacity: 512)
+        default: nil
         }
     }
 

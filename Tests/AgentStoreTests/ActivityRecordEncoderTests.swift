@@ -165,6 +165,27 @@ struct ActivityRecordEncoderTests {
         }
     }
 
+    @Test("a store saved again and again with one encoder (the journal's) writes the file save() writes")
+    func aStoreSavesWithItsEncoder() throws {
+        try withTemporaryDirectory { directory in
+            let store = ActivityStateStore<Attributes>(
+                directory: directory, activityID: "7d1e2a9c", logger: LogRecorder().logger)
+            var encoder = ActivityRecordEncoder<Attributes>()
+            var record = Self.record()
+            for (seq, name) in [(1, "Van 3"), (2, "Van 3"), (3, "Van 4"), (4, "Van 3")] {
+                record.lastSeq = seq
+                record.attributes.name = name
+                try store.save(record, durable: seq.isMultiple(of: 2), encoder: &encoder)
+                #expect(try store.load() == record)
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: store.path)))
+                #expect(bytes == (try Self.previousFile(record)))
+            }
+            let bad = Self.record(startedAt: Date(timeIntervalSinceReferenceDate: .infinity))
+            #expect(throws: AgentStoreError.self) { try store.save(bad, encoder: &encoder) }
+            #expect(try store.load() == record)
+        }
+    }
+
     @Test("attributes that are not a JSON object (a number) are written as JSONEncoder wrote them")
     func attributesOfAnyCodableType() throws {
         var encoder = ActivityRecordEncoder<Int>()

@@ -81,6 +81,35 @@ struct GpsdEpochIntegrationTests {
         }.joined(separator: "\n")
     }
 
+    /// The shifted capture (what scripts/bench and scripts/demo play) has no RMC left at its recorded
+    /// date: the capture's first one follows line noise (a wrong baud rate's bytes), and left at
+    /// 2017 it made gpsd report a fix in 2036 at each lap (a GPS week rollover, by its reckoning),
+    /// which the benchmarked agent took for its clock being 9.7 years off.
+    @Test func theShiftedCaptureDatesEverySentenceNow() async throws {
+        let (lines, before) = try await withTemporaryDirectory { directory in
+            let capture = "\(directory)/ublox-8-now.nmea"
+            let before = Date()
+            let shift = try TestProcess(
+                name: "shift-nmea", executable: try executablePath("python3", package: "python3"),
+                arguments: [
+                    Self.root.appendingPathComponent("scripts/shift-nmea.py").path,
+                    Self.root.appendingPathComponent("Tests/LocationTests/Data/gpsd-logs/ublox-8.log").path, capture,
+                    "2",
+                ])
+            #expect(try await shift.waitForExit() == 0)
+            return (Array(try Data(contentsOf: URL(fileURLWithPath: capture))).split(separator: 0x0A), before)
+        }
+        // Every whole RMC of the two laps, the one after the noise included: 72 a lap.
+        let times = lines.compactMap { line in
+            line.firstIndex(of: UInt8(ascii: "$")).flatMap { Self.rmcTime(line[$0...]) }
+        }
+        #expect(times.count == 2 * 72)
+        let now = before.timeIntervalSince1970
+        let late = times.filter { $0 < now - 1 || $0 > now + 2 * 75 }
+        #expect(late.isEmpty, "RMC times not within the two laps from now: \(late.map { Date(timeIntervalSince1970: $0) })")
+        #expect(times == times.sorted(), "the laps' times go forward")
+    }
+
     @Test func everyFixCarriesTheAltitudeGpsdSentForItsEpoch() async throws {
         let (fixes, piped, cutoff) = try await withTemporaryDirectory { directory in
             // The capture twice, continuous and dated now (what scripts/bench plays).

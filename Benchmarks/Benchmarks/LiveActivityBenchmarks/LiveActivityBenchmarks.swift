@@ -10,15 +10,6 @@ private let envelope = SampleEnvelope.envelope(device: "van-7")
 private let payload = Data(SampleEnvelope.payload(device: "van-7"))
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("Envelope encode: WireCodec.encode (JSONEncoder, then its checking decode)", configuration: .myeline()) {
-        benchmark in
-        benchmark.measuringCPU {
-            for _ in benchmark.scaledIterations {
-                blackHole(try! WireCodec.encode(envelope))
-            }
-        }
-    }
-
     // The agent's payload of every fix (issue 24): before, JSONEncoder (ContentJSON's settings) then the
     // checking decode; now the direct writer, then the same decode (both with today's decode: the track
     // point's direct reader came with the writer).
@@ -32,6 +23,52 @@ let benchmarks: @Sendable () -> Void = {
     contentEncoder.dateEncodingStrategy = .custom { date, encoder in
         var container = encoder.singleValueContainer()
         try container.encode((date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+    // An envelope at every heartbeat, a status after each connection (issue 24): before, JSONEncoder then
+    // the checking decode; now the direct writer (WireJSONEncodable), then the same decode.
+    let onlineStatus = StatusMessage.online(
+        device: try! DeviceID("van-7"), since: SampleEnvelope.now, dropped: 0, instance: "4f1c9a2e", clockOffset: 12)
+    Benchmark(
+        "Envelope encode: JSONEncoder, then the checking decode (WireCodec.encode before)", configuration: .myeline()
+    ) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(
+                    try! WireCodec.decode(
+                        ActivityEnvelope<LocationActivityAttributes>.self,
+                        from: Array(try! contentEncoder.encode(envelope))))
+            }
+        }
+    }
+    Benchmark(
+        "Envelope encode: WireCodec.encode (the direct writer, then its checking decode)", configuration: .myeline()
+    ) { benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(try! WireCodec.encode(envelope))
+            }
+        }
+    }
+    Benchmark(
+        "Status encode: JSONEncoder, then the checking decode (WireCodec.encode before)", configuration: .myeline()
+    ) {
+        benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(
+                    try! WireCodec.decode(StatusMessage.self, from: Array(try! contentEncoder.encode(onlineStatus))))
+            }
+        }
+    }
+    Benchmark(
+        "Status encode: WireCodec.encode (the direct writer, then its checking decode)", configuration: .myeline()
+    ) {
+        benchmark in
+        benchmark.measuringCPU {
+            for _ in benchmark.scaledIterations {
+                blackHole(try! WireCodec.encode(onlineStatus))
+            }
+        }
     }
     Benchmark("Track point encode: JSONEncoder (before)", configuration: .myeline()) { benchmark in
         benchmark.measuringCPU {

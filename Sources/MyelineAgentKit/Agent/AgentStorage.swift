@@ -71,6 +71,11 @@ final class AgentStorage: Sendable {
         /// The records written in place, kept open (the spool's: it outlives the process, not the
         /// power, and saves every running activity at every fix); nil for a durable tier.
         let recordFiles: ActivityRecordFiles<LocationActivityAttributes>?
+        /// The encoder of each activity's record files, which keeps its attributes' JSON: the
+        /// journal saves a running activity at every commit, and `JSONEncoder` for its
+        /// attributes each time brought the encoder's code (hundreds of kilobytes of pages) back
+        /// into memory (issue 24).
+        let recordEncoders = Locked<[String: ActivityRecordEncoder<LocationActivityAttributes>]>([:])
 
         init(directory: String, outbox: Outbox, activities: String, durable: Bool, logger: Logger) {
             self.directory = directory
@@ -89,8 +94,17 @@ final class AgentStorage: Sendable {
             if let recordFiles {
                 try recordFiles.save(record)
             } else {
-                try store(record.activityID, logger: logger).save(record, durable: durable)
+                try replace(record, logger: logger)
             }
+        }
+
+        /// Replaces an activity's record file atomically and flushes it (the journal's records, at
+        /// each commit), with the attributes' JSON of its previous save.
+        func replace(_ record: Record, logger: Logger) throws(AgentStoreError) {
+            let id = record.activityID
+            var encoder = recordEncoders.withLock { $0.removeValue(forKey: id) } ?? ActivityRecordEncoder()
+            defer { recordEncoders.withLock { $0[id] = encoder } }
+            try store(id, logger: logger).save(record, encoder: &encoder)
         }
 
         /// Removes an activity's record.
@@ -98,8 +112,14 @@ final class AgentStorage: Sendable {
             if let recordFiles {
                 try recordFiles.remove(activityID: activityID)
             } else {
-                try store(activityID, logger: logger).remove(durable: durable)
+                try removeFile(activityID, logger: logger)
             }
+        }
+
+        /// Removes an activity's record file, durably.
+        func removeFile(_ activityID: String, logger: Logger) throws(AgentStoreError) {
+            recordEncoders.withLock { $0[activityID] = nil }
+            try store(activityID, logger: logger).remove()
         }
     }
 
@@ -745,8 +765,8 @@ final class AgentStorage: Sendable {
         // The spool's drops, which the journal never saw, outlive the spool.
         try journal.outbox.countDropped(atLeast: primary.outbox.droppedCount)
         if let acknowledged = work.acknowledged { try journal.outbox.acknowledge(through: acknowledged) }
-        for (id, record) in work.records { try journal.store(id, logger: logger).save(record) }
-        for id in work.removed { try journal.store(id, logger: logger).remove() }
+        for (_, record) in work.records { try journal.replace(record, logger: logger) }
+        for id in work.removed { try journal.removeFile(id, logger: logger) }
         return mapping
     }
 
