@@ -183,7 +183,8 @@ extension ActivityStateStore where Attributes: Equatable {
     ///
     /// - Throws: `AgentStoreError`, as ``save(_:durable:)`` does.
     public func save(
-        _ activity: PersistedActivity<Attributes>, durable: Bool = true, encoder: inout ActivityRecordEncoder<Attributes>
+        _ activity: PersistedActivity<Attributes>, durable: Bool = true,
+        encoder: inout ActivityRecordEncoder<Attributes>
     ) throws(AgentStoreError) {
         try write(encoder.encode(activity), durable: durable)
     }

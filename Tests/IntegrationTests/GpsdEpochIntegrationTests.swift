@@ -106,7 +106,8 @@ struct GpsdEpochIntegrationTests {
         #expect(times.count == 2 * 72)
         let now = before.timeIntervalSince1970
         let late = times.filter { $0 < now - 1 || $0 > now + 2 * 75 }
-        #expect(late.isEmpty, "RMC times not within the two laps from now: \(late.map { Date(timeIntervalSince1970: $0) })")
+        #expect(
+            late.isEmpty, "RMC times not within the two laps from now: \(late.map { Date(timeIntervalSince1970: $0) })")
         #expect(times == times.sorted(), "the laps' times go forward")
     }
 
