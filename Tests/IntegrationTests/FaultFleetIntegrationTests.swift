@@ -211,11 +211,17 @@ struct FaultFleetIntegrationTests {
                 let lines = agent.output.split(separator: "\n")
                 #expect(lines.filter { $0.contains("event=agent.device.duplicate ") }.count == 1, "\(agent.output)")
                 let losses = lines.filter { $0.contains("event=mqtt.connection.lost") }
-                #expect(losses.count >= 2, "\(agent.output)")
-                // The first takeover already waits the maximum delay, not the backoff's first second.
+                // A takeover whose DISCONNECT comes while the agent writes (a track point, at 20
+                // times the capture's pace) can show as a broken pipe: the write fails before the
+                // reason is read, and libmosquitto closes the socket with it unread (one CI run of
+                // several). That loss backs off as any other; the reason is read at the next one.
+                let told = losses.filter { $0.contains("Session taken over") }
+                #expect(told.count >= 2, "\(agent.output)")
                 #expect(
-                    losses.allSatisfy { $0.contains("Session taken over") && $0.contains("mqtt.retry_s=3.0") },
+                    losses.allSatisfy { $0.contains("Session taken over") || $0.contains("Broken pipe") },
                     "\(agent.output)")
+                // The first takeover told already waits the maximum delay, not the backoff's first second.
+                #expect(told.allSatisfy { $0.contains("mqtt.retry_s=3.0") }, "\(agent.output)")
                 await agent.stop()
             }
         }
