@@ -41,7 +41,8 @@ extension AgentCore {
                 let model = ActivityModel(
                     id: record.activityID, attributes: record.attributes, content: content, now: now,
                     resumingAfter: max(1, record.lastSeq))
-                activities.append(RunningActivity(model: model, tracker: tracker, trackSeq: trackSeq))
+                activities.append(
+                    RunningActivity(model: model, tracker: tracker, trackSeq: trackSeq, trackTopic: trackTopic))
                 batch.log(
                     .info, "agent.activity.resumed", "Activity resumed",
                     [
@@ -89,7 +90,10 @@ extension AgentCore {
         let content = tracker.start(now: now).content ?? tracker.content(now: now)
         try ActivityModel<Attributes>.validateSize(of: content.state)
         let model = ActivityModel(id: id, attributes: attributes, content: content, now: now)
-        activities.append(RunningActivity(model: model, tracker: tracker, trackSeq: 0))
+        activities.append(
+            RunningActivity(
+                model: model, tracker: tracker, trackSeq: 0,
+                trackTopic: settings.topics.track(device: settings.device, activityID: id)))
         batch.log(
             .info, "agent.activity.started", "Activity started",
             ["myeline.device": settings.device.rawValue, "myeline.activity": id])
@@ -183,7 +187,7 @@ extension AgentCore {
         do {
             batch.points.append(
                 TrackPointEntry(
-                    topic: settings.topics.track(device: settings.device, activityID: activities[index].id),
+                    topic: activities[index].trackTopic,
                     payload: Array(try WireCodec.encode(point)), seq: seq))
         } catch {
             batch.log(.error, "agent.point.encode.failed", "Cannot encode a track point", ["error": "\(error)"])

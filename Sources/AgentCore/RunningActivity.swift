@@ -13,6 +13,9 @@ public struct RunningActivity: Sendable {
     public internal(set) var tracker: Tracker
     /// The seq of the latest track point.
     public internal(set) var trackSeq: Int
+    /// Where its track points go (`PREFIX/DEVICE/activities/ID/track`): made once, not for every
+    /// point (issue 24).
+    let trackTopic: String
     /// When the ended activity's envelope is cleared; nil while it runs.
     public internal(set) var dismissalDate: Date?
     /// The content to publish at the end of the batch, with the batch's alert, if any.

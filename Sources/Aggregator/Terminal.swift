@@ -12,7 +12,7 @@ import Locking
 /// write without holding one of the pool's few threads, and the board keeps ingesting meanwhile.
 enum Terminal {
     /// The thread every write to standard output and standard error runs on, in order.
-    private static let output = BlockingExecutor(label: "myeline.aggregator.terminal")
+    private static let output = BlockingExecutor(name: "terminal")
 
     /// Whether standard output is a terminal.
     static var isInteractive: Bool { isatty(1) == 1 }

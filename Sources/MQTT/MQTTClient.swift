@@ -1,4 +1,5 @@
 import AsyncSupport
+import Locking
 import Logging
 import Synchronization
 
@@ -17,6 +18,9 @@ public final class MQTTClient: Sendable {
     private let context: ClientContext
     private let handle: MosquittoHandle
     private let loop: NetworkLoop
+    /// The topic last published to, checked already: a tracker publishes to the same topic at
+    /// every fix, and checking it again cost as much as libmosquitto's whole publish (issue 24).
+    private let checkedTopic = Locked<String?>(nil)
 
     private init(configuration: MQTTConfiguration, logger: Logger, eventLoop: EventLoop?) throws(MQTTError) {
         try configuration.validate()
@@ -243,7 +247,10 @@ public final class MQTTClient: Sendable {
     private func handOver(
         _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
     ) throws -> HandOver {
-        try MQTTTopic.validate(publishTopic: topic)
+        if checkedTopic.withLock({ $0 != topic }) {
+            try MQTTTopic.validate(publishTopic: topic)
+            checkedTopic.withLock { $0 = topic }
+        }
         let sent = try handle.whileOpen { connection throws(MQTTError) in
             try connection.publish(
                 topic, payload: payload, qos: qos, retain: retain, properties: properties,

@@ -8,7 +8,7 @@ struct BlockingExecutorTests {
     struct Refused: Error, Equatable {}
 
     @Test func callsRunInSubmissionOrderAndReturnTheirResults() async throws {
-        let executor = BlockingExecutor(label: "test.blocking")
+        let executor = BlockingExecutor(name: "test-blocking")
         let log = Locked<[Int]>([])
         let results = await withTaskGroup(of: Int.self) { group in
             // Submitted from one task, one after the other: the executor keeps that order.
@@ -25,16 +25,31 @@ struct BlockingExecutorTests {
         #expect(results.sorted() == (0..<50).map { $0 * 2 })
     }
 
+    /// Every call runs on one thread, the executor's own, named after it: not on whichever of
+    /// Dispatch's workers is free (a worker idle for a few seconds ends, and the agent's journal
+    /// started a thread for most of its commits, issue 24).
+    @Test func callsRunOnOneThreadOfItsOwnNamedAfterIt() async {
+        let executor = BlockingExecutor(name: "test-own-thread")
+        let caller = DedicatedThreadTests.currentThread()
+        var threads: [(id: String, name: String)] = []
+        for _ in 0..<3 {
+            threads.append(await executor.run { DedicatedThreadTests.currentThread() })
+        }
+        #expect(threads.allSatisfy { $0.name == "test-own-thread" })
+        #expect(Set(threads.map(\.id)).count == 1)
+        #expect(!threads[0].id.isEmpty && threads[0].id != caller.id)
+    }
+
     @Test func anErrorIsThrownToTheCallerWithItsType() async {
-        let executor = BlockingExecutor(label: "test.blocking")
+        let executor = BlockingExecutor(name: "test-blocking")
         await #expect(throws: Refused()) {
             try await executor.run { () throws(Refused) -> Int in throw Refused() }
         }
     }
 
     @Test func aTaskThatPrefersTheExecutorRunsOnItsThreadAndItsCallsRunThereAtOnce() async {
-        let executor = BlockingExecutor(label: "test.blocking")
-        let other = BlockingExecutor(label: "test.other")
+        let executor = BlockingExecutor(name: "test-blocking")
+        let other = BlockingExecutor(name: "test-other")
         #expect(!executor.isCurrent)
         let seen = await withTaskExecutorPreference(executor) { () -> [Bool] in
             // The task's own code, then a call of its own (inline), then a call to another
@@ -49,7 +64,7 @@ struct BlockingExecutorTests {
     }
 
     @Test func callsFromOtherTasksStillRunInTurnWithATaskThatPrefersTheExecutor() async {
-        let executor = BlockingExecutor(label: "test.blocking")
+        let executor = BlockingExecutor(name: "test-blocking")
         let log = Locked<[String]>([])
         await withTaskExecutorPreference(executor) {
             await withTaskGroup(of: Void.self) { group in

@@ -46,7 +46,7 @@ struct EventLoopTests {
     @Test func aTaskThatPrefersTheLoopRunsOnItsThread() async {
         let loop = EventLoop(name: "test-loop")
         defer { loop.shutdown() }
-        let other = BlockingExecutor(label: "test.other")
+        let other = BlockingExecutor(name: "test-other")
         let seen = await withTaskExecutorPreference(loop) { () -> [Bool] in
             let own = loop.isCurrent
             let inline = await loop.run { loop.isCurrent }

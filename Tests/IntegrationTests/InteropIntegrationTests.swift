@@ -1,3 +1,4 @@
+import AsyncSupport
 import Foundation
 import Interop
 import LiveActivity
@@ -235,7 +236,7 @@ struct InteropIntegrationTests {
             await broker.stop()
             try await withTemporaryDirectory { state in
                 let stale = "oldprefix/device_tracker/van-7/tracker/config"
-                let record = DiscoveryRecord(stateDirectory: state)
+                let record = DiscoveryRecord(stateDirectory: state, files: BlockingExecutor(name: "test-record"))
                 try await record.save([stale])
                 let agent = try AgentHarness.agent(
                     broker, state: state, ["--speed", "2"],

@@ -4,7 +4,7 @@ import Glibc
 
 /// The location sources' file reads: blocking calls, run off Swift's cooperative pool, one at a
 /// time (a replay reads its file in order).
-let fileReads = BlockingExecutor(label: "myeline.location.file")
+let fileReads = BlockingExecutor(name: "file-reads")
 
 /// A file read in chunks, so that a replay's memory does not grow with the file.
 final class FileReader: Sendable {

@@ -123,7 +123,8 @@ public struct AgentService: Service, CustomStringConvertible {
         }
         let drainer = OutboxDrainer(storage: storage, client: client, logger: logger)
         let integrations = await IntegrationLink.make(
-            configuration: configuration, client: client, logger: logger, clock: clock)
+            configuration: configuration, client: client, logger: logger, clock: clock,
+            stateFiles: storage.journalExecutor)
         let loop = ControlLoop(
             settings: configuration.coreSettings(instance: instance), inbox: inbox, storage: storage,
             publisher: publisher,

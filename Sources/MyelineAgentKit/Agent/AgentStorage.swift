@@ -226,7 +226,7 @@ final class AgentStorage: Sendable {
         stateDirectory: String, spoolDirectory: String?, durability: Durability, capacity: Int,
         window: Int = spoolWindow, spoolExecutor: EventLoop, logger: Logger
     ) async throws -> AgentStorage {
-        let journalExecutor = BlockingExecutor(label: "myeline.agent.journal")
+        let journalExecutor = BlockingExecutor(name: "myeline-journal")
         let opened = try await journalExecutor.run { () throws -> (Tier, Tier, State) in
             try Self.recover(
                 stateDirectory: stateDirectory, spoolDirectory: spoolDirectory, durability: durability,

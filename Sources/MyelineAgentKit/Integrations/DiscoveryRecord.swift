@@ -7,23 +7,26 @@ import Logging
 /// `STATE-DIRECTORY/homeassistant-topics`: with it, a start with the option off (or another
 /// prefix) removes exactly what an earlier run published, and nothing when it never published.
 ///
-/// Read and written on a blocking executor of its own, never on the cooperative pool, and written
+/// Read and written on the state directory's blocking executor (the agent's journal's), never on
+/// the cooperative pool, and written
 /// the one way the agent writes a file whole: `FileIO.writeAtomically`, flushed, so that a power
 /// cut leaves the old list or the new one.
 struct DiscoveryRecord {
     let directory: String
     let path: String
-    private static let files = BlockingExecutor(label: "myeline.agent.discovery-record")
+    /// Where its file calls run: the one executor of the state directory's files.
+    let files: BlockingExecutor
 
-    init(stateDirectory: String) {
+    init(stateDirectory: String, files: BlockingExecutor) {
         directory = stateDirectory
+        self.files = files
         path = URL(fileURLWithPath: stateDirectory).appendingPathComponent("homeassistant-topics").path
     }
 
     /// The recorded topics; none when there is no record or it cannot be read (logged).
     func topics(logger: Logger) async -> [String] {
         let path = path
-        let read = await Self.files.run { () -> Result<[UInt8], AgentStoreError>? in
+        let read = await files.run { () -> Result<[UInt8], AgentStoreError>? in
             guard FileIO.exists(path) else { return nil }
             do throws(AgentStoreError) {
                 let fd = try FileIO.openFile(path, create: false)
@@ -51,7 +54,7 @@ struct DiscoveryRecord {
     /// - Throws: `AgentStoreError` naming the file and the system's reason.
     func save(_ topics: [String]) async throws(AgentStoreError) {
         let (directory, path) = (directory, path)
-        try await Self.files.run { () throws(AgentStoreError) in
+        try await files.run { () throws(AgentStoreError) in
             if topics.isEmpty {
                 try FileIO.removeFile(path)
                 return

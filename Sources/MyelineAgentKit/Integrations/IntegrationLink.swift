@@ -1,3 +1,4 @@
+import AsyncSupport
 import FoundationEssentials
 import Interop
 import LiveActivity
@@ -62,6 +63,13 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     private let flushesContinuation: AsyncStream<ContinuousClock.Instant>.Continuation
     /// The integrations given up, each at the broker's first refusal of one of its messages.
     private let refused = Locked<Set<Integration>>([])
+    /// The executor of the state directory's files (the agent's journal's), for the discovery record.
+    private let stateFiles: BlockingExecutor
+
+    /// The record of the discovery topics published.
+    private var record: DiscoveryRecord {
+        DiscoveryRecord(stateDirectory: configuration.stateDirectory, files: stateFiles)
+    }
 
     /// What a message belongs to, for giving it up at a refusal.
     private enum Integration: String {
@@ -70,8 +78,12 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
         case homeAssistant = "homeassistant"
     }
 
-    init(configuration: AgentConfiguration, client: MQTTClient, logger: Logger, clock: any WallClock) {
+    init(
+        configuration: AgentConfiguration, client: MQTTClient, logger: Logger, clock: any WallClock,
+        stateFiles: BlockingExecutor
+    ) {
         self.configuration = configuration
+        self.stateFiles = stateFiles
         self.client = client
         self.logger = logger
         self.clock = clock
@@ -82,14 +94,17 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
 
     /// The link of `configuration` on `client`, or nil when it has nothing to do: both options off
     /// and no discovery config of an earlier run to remove.
-    static func make(configuration: AgentConfiguration, client: MQTTClient, logger: Logger, clock: any WallClock) async
-        -> IntegrationLink?
-    {
-        let published = await DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+    static func make(
+        configuration: AgentConfiguration, client: MQTTClient, logger: Logger, clock: any WallClock,
+        stateFiles: BlockingExecutor
+    ) async -> IntegrationLink? {
+        let published = await DiscoveryRecord(stateDirectory: configuration.stateDirectory, files: stateFiles)
+            .topics(logger: logger)
         guard configuration.ownTracks.enabled || configuration.homeAssistant.enabled || !published.isEmpty else {
             return nil
         }
-        return IntegrationLink(configuration: configuration, client: client, logger: logger, clock: clock)
+        return IntegrationLink(
+            configuration: configuration, client: client, logger: logger, clock: clock, stateFiles: stateFiles)
     }
 
     /// Takes a fix to publish. Its OwnTracks location is paced here, in the order the fixes come,
@@ -189,7 +204,7 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     /// What `myeline-agent remove-integrations` clears (empty retained): the discovery topics
     /// recorded or configured, and the retained OwnTracks location when `owntracks.enabled`.
     func retainedTopics() async -> [String] {
-        var topics = await DiscoveryRecord(stateDirectory: configuration.stateDirectory).topics(logger: logger)
+        var topics = await record.topics(logger: logger)
         if configuration.homeAssistant.enabled {
             topics += discovery.retainedTopics.filter { !topics.contains($0) }
         }
@@ -204,7 +219,7 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     func removeRetained() async throws -> [String] {
         let topics = await retainedTopics()
         for topic in topics { try await client.publish(topic, payload: [], qos: .atLeastOnce, retain: true) }
-        try await DiscoveryRecord(stateDirectory: configuration.stateDirectory).save([])
+        try await record.save([])
         return topics
     }
 
@@ -230,7 +245,6 @@ final class IntegrationLink: Service, Sendable, CustomStringConvertible {
     /// not publish (the option is off, or the prefix changed), then records the current ones and
     /// those it could not clear.
     private func removeStaleDiscovery(current: [String]) async {
-        let record = DiscoveryRecord(stateDirectory: configuration.stateDirectory)
         var left: [String] = []
         for topic in await record.topics(logger: logger) where !current.contains(topic) {
             if await !publish(topic, [], retain: true, for: .homeAssistant) { left.append(topic) }

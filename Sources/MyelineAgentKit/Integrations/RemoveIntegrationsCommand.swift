@@ -44,7 +44,8 @@ struct RemoveIntegrationsCommand: AsyncParsableCommand {
                 return .success(
                     try await MQTTClient.withClient(configuration: mqtt, logger: logger) { client in
                         try await IntegrationLink(
-                            configuration: configuration, client: client, logger: logger, clock: SystemWallClock()
+                            configuration: configuration, client: client, logger: logger, clock: SystemWallClock(),
+                            stateFiles: BlockingExecutor(name: "state-files")
                         ).removeRetained()
                     })
             } catch {
