@@ -19,8 +19,7 @@ import Synchronization
 /// **Threads.** ``execute(_:)``, ``run(_:)``, ``enqueue(_:)`` and ``shutdown()`` may be called from
 /// any thread; work handed over from another thread while the loop sleeps wakes it through a
 /// pipe (one byte, once per sleep). ``watch(_:events:_:)``, ``setEvents(_:_:)``,
-/// ``unwatch(_:)``, ``schedule(after:_:)``, ``cancel(_:)``, ``whenAwake(_:)`` and ``remove(_:)`` are for
-/// the loop's own thread only
+/// ``unwatch(_:)``, ``schedule(after:_:)`` and ``cancel(_:)`` are for the loop's own thread only
 /// (handlers, timers, and the work it runs), which is what makes the class safe to share.
 ///
 /// Nothing on the loop may block for long: everything it serves waits meanwhile. Blocking file
@@ -34,11 +33,6 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// A scheduled timer.
     public struct Timer: Hashable, Sendable {
-        fileprivate let id: Int
-    }
-
-    /// A handler called each time the loop wakes from a sleep (``whenAwake(_:)``).
-    public struct WakeHook: Hashable, Sendable {
         fileprivate let id: Int
     }
 
@@ -67,7 +61,6 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     // The loop's thread only.
     private var watches: [Int: WatchEntry] = [:]
     private var timers: [Int: TimerEntry] = [:]
-    private var wakeHooks: [Int: () -> Void] = [:]
     private var nextID = 0
     private var descriptors: [pollfd] = []
     private var descriptorIDs: [Int] = []
@@ -181,37 +174,15 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Changes what a watch waits for.
     public func setEvents(_ watch: Watch, _ events: Int16) {
         precondition(isCurrent, "EventLoop.setEvents off the loop's thread")
-        guard let current = watches[watch.id]?.events, current != events else { return }
+        guard watches[watch.id]?.events != events else { return }
         watches[watch.id]?.events = events
-        // In place, without making the list of descriptors again (a connection that waits for its
-        // answers at the next wake-up changes its events twice a fix).
-        if !descriptorsChanged, let index = descriptorIDs.firstIndex(of: watch.id) {
-            descriptors[index].events = events
-        } else {
-            descriptorsChanged = true
-        }
+        descriptorsChanged = true
     }
 
     /// Stops watching; the handler is not called again (not even for events of the current turn).
     public func unwatch(_ watch: Watch) {
         precondition(isCurrent, "EventLoop.unwatch off the loop's thread")
         if watches.removeValue(forKey: watch.id) != nil { descriptorsChanged = true }
-    }
-
-    /// Calls `handler` each time the loop wakes from a sleep in `poll` (for a descriptor, a timer, or
-    /// work handed over), after the descriptors' handlers: for work that can wait for the loop's
-    /// next wake-up rather than wake it (an MQTT connection's answers, ``whenAwake(_:)``'s user).
-    public func whenAwake(_ handler: @escaping () -> Void) -> WakeHook {
-        precondition(isCurrent, "EventLoop.whenAwake off the loop's thread")
-        nextID += 1
-        wakeHooks[nextID] = handler
-        return WakeHook(id: nextID)
-    }
-
-    /// Stops calling a ``whenAwake(_:)`` handler.
-    public func remove(_ hook: WakeHook) {
-        precondition(isCurrent, "EventLoop.remove off the loop's thread")
-        wakeHooks.removeValue(forKey: hook.id)
     }
 
     /// Calls `handler` once, `delay` from now (at the earliest; to the millisecond).
@@ -271,13 +242,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
                 return true
             }
             wait(blocking: sleeps)
-            if sleeps, !wakeHooks.isEmpty {
-                for hook in wakeHooks.values { hook() }
-            }
         }
         watches.removeAll()
         timers.removeAll()
-        wakeHooks.removeAll()
     }
 
     /// Calls the handlers of the timers due.

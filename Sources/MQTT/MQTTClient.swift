@@ -160,32 +160,23 @@ public final class MQTTClient: Sendable {
     /// acknowledgement arrives (or before this returns, when a message was refused at once): keep
     /// it short and non-blocking. Nothing else is woken for the acknowledgements, which is the
     /// point (the agent's outbox drainer: one thread wake-up a track point less, issue 24).
-    ///
-    /// With `acknowledgementMayWait`, on a client whose connection runs on an event loop
-    /// (``withClient(configuration:logger:eventLoop:_:)``), the broker's first answer to these
-    /// messages (PUBACK, or PUBREC at QoS 2) does not wake the loop: it is read at the loop's next
-    /// wake-up for something else, at most 2 s later (``AnswerReading``): the agent's live track
-    /// point, whose next fix wakes the loop within a second anyway (issue 24). Otherwise, and
-    /// without an event loop, it changes nothing.
     public func publishInOrder(
-        _ messages: [MQTTMessage], acknowledgementMayWait: Bool = false,
+        _ messages: [MQTTMessage],
         completion: @escaping @Sendable (_ acknowledged: Int, _ failure: (any Error)?) -> Void
     ) async {
-        await submitInOrder(messages, acknowledgementMayWait: acknowledgementMayWait).whenComplete(completion)
+        await submitInOrder(messages).whenComplete(completion)
     }
 
     /// Hands `messages` to libmosquitto in order, up to the first that fails, and follows their
     /// acknowledgements.
-    private func submitInOrder(
-        _ messages: [MQTTMessage], acknowledgementMayWait: Bool = false
-    ) async -> InOrderAcknowledgements {
+    private func submitInOrder(_ messages: [MQTTMessage]) async -> InOrderAcknowledgements {
         var submitted: [(mid: Int32?, topic: String)] = []
         var failure: (any Error)?
         for message in messages {
             do {
                 let mid = try await submit(
                     message.topic, payload: message.payload, qos: message.qos, retain: message.retain,
-                    properties: message.properties, answerMayWait: acknowledgementMayWait)
+                    properties: message.properties)
                 submitted.append((mid, message.topic))
             } catch {
                 failure = error
@@ -224,12 +215,11 @@ public final class MQTTClient: Sendable {
     /// Hands a message to libmosquitto; returns the packet id whose acknowledgement to wait for,
     /// nil when none will come (QoS 0, sent or not).
     private func submit(
-        _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties,
-        answerMayWait: Bool = false
+        _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
     ) async throws -> Int32? {
         while true {
             if case .handedOver(let mid) = try handOver(
-                topic, payload: payload, qos: qos, retain: retain, properties: properties, answerMayWait: answerMayWait)
+                topic, payload: payload, qos: qos, retain: retain, properties: properties)
             {
                 return mid
             }
@@ -237,7 +227,7 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// What ``handOver(_:payload:qos:retain:properties:answerMayWait:)`` did with a message.
+    /// What ``handOver(_:payload:qos:retain:properties:)`` did with a message.
     private enum HandOver {
         /// libmosquitto has it: the packet id to wait for, nil when none will come.
         case handedOver(Int32?)
@@ -250,19 +240,18 @@ public final class MQTTClient: Sendable {
     /// go out. Before a connection, QoS 1 and 2 messages wait (``HandOver/offline``) and go out
     /// once connected.
     ///
-    /// Synchronous, apart from ``submit(_:payload:qos:retain:properties:answerMayWait:)`` and untyped: the Swift
+    /// Synchronous, apart from ``submit(_:payload:qos:retain:properties:)`` and untyped: the Swift
     /// 6.3 compiler crashes (signal 11, splitting the coroutine) on a release build when these
     /// typed-throws calls are inside the async function.
     @inline(never)
     private func handOver(
-        _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties,
-        answerMayWait: Bool
+        _ topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool, properties: MQTTPublishProperties
     ) throws -> HandOver {
         if checkedTopic.withLock({ $0 != topic }) {
             try MQTTTopic.validate(publishTopic: topic)
             checkedTopic.withLock { $0 = topic }
         }
-        let sent = try handle.whileOpen(answerMayWait: answerMayWait) { connection throws(MQTTError) in
+        let sent = try handle.whileOpen { connection throws(MQTTError) in
             try connection.publish(
                 topic, payload: payload, qos: qos, retain: retain, properties: properties,
                 protocolVersion: configuration.protocolVersion)

@@ -16,7 +16,7 @@ extension NetworkLoop {
     /// TLS handshake, CONNACK) and resubscribes with libmosquitto's own loop, hands the connection
     /// over (``run()``), and takes it back when it ends or the client stops, to disconnect or
     /// connect again. The handle stays in threaded mode, so other threads may still queue packets
-    /// (under the gate): ``packetsQueued(answerMayWait:)`` then has them written on the loop.
+    /// (under the gate): ``packetsQueued()`` then has them written on the loop.
     final class Pump: @unchecked Sendable {
         private let handle: MosquittoHandle
         private let loop: EventLoop
@@ -25,9 +25,6 @@ extension NetworkLoop {
         /// Whether the connection is on the loop: read by other threads, which then hand it a flush.
         private let attached = Atomic<Bool>(false)
         private let flushScheduled = Atomic<Bool>(false)
-        /// Whether a packet queued since the last write wants its answer read at once: any packet
-        /// but a message published with `acknowledgementMayWait` (``AnswerReading``).
-        private let promptAnswer = Atomic<Bool>(false)
         private let stopRequested = Atomic<Bool>(false)
         private let ended = DispatchSemaphore(value: 0)
         private let outcome = Locked<MosquittoStatus?>(nil)
@@ -37,9 +34,6 @@ extension NetworkLoop {
         private var descriptor: Int32 = -1
         private var watch: EventLoop.Watch?
         private var timer: EventLoop.Timer?
-        private var reading = AnswerReading()
-        private var readingLimit: EventLoop.Timer?
-        private var wakeHook: EventLoop.WakeHook?
 
         init(handle: MosquittoHandle, loop: EventLoop, keepAliveCheck: Duration) {
             self.handle = handle
@@ -59,19 +53,11 @@ extension NetworkLoop {
         /// Any thread: ends the pumping, so that the network thread takes the connection back.
         func requestStop() {
             stopRequested.store(true, ordering: .sequentiallyConsistent)
-            loop.execute { [self] in
-                // Answers left to read at the next wake-up are read now: a socket closed with
-                // input unread resets the connection, and the broker may not read the DISCONNECT.
-                perform(reading.woke())
-                end(.success)
-            }
+            loop.execute { [self] in end(.success) }
         }
 
-        /// Any thread, after a call that queued packets (under the gate): has them written;
-        /// `answerMayWait`: the call only published messages whose first answer may wait for the
-        /// loop's next wake-up (``AnswerReading``).
-        func packetsQueued(answerMayWait: Bool) {
-            if !answerMayWait { promptAnswer.store(true, ordering: .releasing) }
+        /// Any thread, after a call that queued packets (under the gate): has them written.
+        func packetsQueued() {
             guard attached.load(ordering: .sequentiallyConsistent) else { return }
             // From the loop's own thread (inside a callback, perhaps) the flush waits for the end
             // of the turn: libmosquitto's callbacks hold its mutexes, which a write takes again.
@@ -88,14 +74,13 @@ extension NetworkLoop {
             guard !stopRequested.load(ordering: .sequentiallyConsistent) else { return end(.success) }
             guard descriptor >= 0 else { return end(.noConnection) }
             watch = loop.watch(descriptor, events: interest) { [self] revents in ready(revents) }
-            wakeHook = loop.whenAwake { [self] in perform(reading.woke()) }
             armKeepAlive()
             // The packets queued before the hand-over (the resubscription, publishes meanwhile).
             flush()
         }
 
         private var interest: Int16 {
-            (reading.watchesInput ? Int16(POLLIN) : 0) | Self.readHangUp | (handle.wantsWrite ? Int16(POLLOUT) : 0)
+            Int16(POLLIN) | Self.readHangUp | (handle.wantsWrite ? Int16(POLLOUT) : 0)
         }
 
         /// `POLLRDHUP` (Linux, `_GNU_SOURCE`; not imported into Swift): the peer closed its side
@@ -104,7 +89,6 @@ extension NetworkLoop {
 
         private func ready(_ revents: Int16) {
             guard active else { return }
-            perform(reading.socketReady())
             if revents & (Int16(POLLIN | POLLERR | POLLHUP) | Self.readHangUp) != 0 {
                 // The broker closed: everything it sent first, its DISCONNECT's reason among it.
                 let closed = revents & (Int16(POLLHUP) | Self.readHangUp) != 0
@@ -122,36 +106,11 @@ extension NetworkLoop {
 
         private func flush() {
             flushScheduled.store(false, ordering: .sequentiallyConsistent)
-            let prompt = promptAnswer.exchange(false, ordering: .acquiringAndReleasing)
             guard active else { return }
             if handle.wantsWrite {
                 guard proceed(handle.write()) else { return }
-                perform(reading.wrote(answersMayWait: !prompt))
             }
             updateInterest()
-        }
-
-        /// Performs what ``AnswerReading`` decided.
-        private func perform(_ actions: [AnswerReading.Action]) {
-            for action in actions {
-                switch action {
-                case .armLimit:
-                    readingLimit = loop.schedule(after: AnswerReading.limit) { [self] in
-                        readingLimit = nil
-                        perform(reading.woke())
-                    }
-                case .cancelLimit:
-                    if let readingLimit { loop.cancel(readingLimit) }
-                    readingLimit = nil
-                case .read:
-                    guard active, proceed(handle.read(ahead: false)) else { return }
-                    if handle.wantsWrite {
-                        guard proceed(handle.write()) else { return }
-                    }
-                    guard proceed(handle.keepAlive()) else { return }
-                    updateInterest()
-                }
-            }
         }
 
         private func armKeepAlive() {
@@ -186,13 +145,8 @@ extension NetworkLoop {
             active = false
             if let watch { loop.unwatch(watch) }
             if let timer { loop.cancel(timer) }
-            if let readingLimit { loop.cancel(readingLimit) }
-            if let wakeHook { loop.remove(wakeHook) }
             watch = nil
             timer = nil
-            readingLimit = nil
-            wakeHook = nil
-            reading = AnswerReading()
             attached.store(false, ordering: .sequentiallyConsistent)
             outcome.withLock { $0 = status }
             ended.signal()

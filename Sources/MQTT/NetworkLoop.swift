@@ -48,7 +48,7 @@ final class NetworkLoop: Sendable {
                     Int64(Self.loopTimeoutMilliseconds(keepAlive: context.configuration.keepAlive))))
         }
         self.pump = pump
-        if let pump { handle.packetsQueued = { pump.packetsQueued(answerMayWait: $0) } }
+        if let pump { handle.packetsQueued = { pump.packetsQueued() } }
     }
 
     func start() {

@@ -113,37 +113,6 @@ struct EventLoopTests {
         #expect((elapsed ?? .zero) >= .milliseconds(60))
     }
 
-    /// A wake hook runs each time the loop wakes from a sleep: for a timer, before the timer's
-    /// handler (also for the work handed over, whose wake-ups are not counted here); removed, never.
-    @Test func aWakeHookRunsEachTimeTheLoopWakesFromASleepUntilRemoved() async {
-        let loop = EventLoop(name: "test-loop")
-        defer { loop.shutdown() }
-        let log = Locked<[String]>([])
-        let (timers, continuation) = AsyncStream<Void>.makeStream()
-        var fired = timers.makeAsyncIterator()
-        let hook = await loop.run { loop.whenAwake { log.withLock { $0.append("awake") } } }
-        // Nothing to do but the timer: the loop sleeps until it, and wakes for it.
-        let timer: @Sendable () -> Void = {
-            _ = loop.schedule(after: .milliseconds(20)) {
-                log.withLock { $0.append("timer") }
-                continuation.yield()
-            }
-        }
-        await loop.run(timer)
-        await fired.next()
-        await loop.run {
-            loop.remove(hook)
-            log.withLock { $0.append("removed") }
-        }
-        await loop.run(timer)
-        await fired.next()
-        let entries = log.withLock { $0 }
-        let firstTimer = entries.firstIndex(of: "timer") ?? 0
-        #expect(firstTimer > 0 && entries[firstTimer - 1] == "awake", "\(entries)")
-        let removed = entries.firstIndex(of: "removed") ?? entries.count
-        #expect(Array(entries[removed...]) == ["removed", "timer"], "\(entries)")
-    }
-
     @Test func aHandlerThatResumesATaskPreferringTheLoopRunsItInTheSameThread() async {
         let loop = EventLoop(name: "test-loop")
         defer { loop.shutdown() }

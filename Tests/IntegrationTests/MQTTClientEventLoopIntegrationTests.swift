@@ -62,36 +62,6 @@ struct MQTTClientEventLoopIntegrationTests {
         }
     }
 
-    /// The live track point's way (``AnswerReading``): messages whose acknowledgement may wait,
-    /// published one after another from the loop, each once the one before was acknowledged in full
-    /// (PUBREC, PUBREL, PUBCOMP), reach a subscriber in order and are acknowledged, with nothing else
-    /// to wake the loop: the limit reads each PUBREC (work handed over may wake it first).
-    @Test func messagesWhoseAcknowledgementMayWaitAreAcknowledgedInFull() async throws {
-        let prefix = MQTTClientIntegrationTests.uniquePrefix()
-        try await TestBroker.with { broker in
-            try await Self.withLoopClient(Self.configuration(broker, "may-wait")) { client, loop in
-                try await client.waitUntilConnected()
-                let subscription = try await client.subscribe(to: ["\(prefix)/#"]) { $0.topic }
-                var received = subscription.makeAsyncIterator()
-                for index in 0..<2 {
-                    let (outcomes, continuation) = AsyncStream.makeStream(of: Int.self)
-                    await withTaskExecutorPreference(loop) {
-                        await client.publishInOrder(
-                            [MQTTMessage(topic: "\(prefix)/\(index)", payload: [UInt8(index)], qos: .exactlyOnce)],
-                            acknowledgementMayWait: true
-                        ) { acknowledged, failure in
-                            continuation.yield(failure == nil ? acknowledged : -1)
-                            continuation.finish()
-                        }
-                    }
-                    var outcome = outcomes.makeAsyncIterator()
-                    #expect(await outcome.next() == 1)
-                    #expect(await received.next() == "\(prefix)/\(index)")
-                }
-            }
-        }
-    }
-
     @Test(.tags(.slow)) func anIdleConnectionIsKeptAliveByTheLoop() async throws {
         let topic = "\(MQTTClientIntegrationTests.uniquePrefix())/alive"
         try await TestBroker.with { broker in

@@ -123,19 +123,16 @@ final class MosquittoHandle: @unchecked Sendable {
 
     /// Called after a call through the gate that may have queued packets, outside the gate's
     /// lock: the network loop has them written when an event loop runs the connection
-    /// (``NetworkLoop/Pump/packetsQueued(answerMayWait:)``), with whether the call only published
-    /// messages whose acknowledgement may wait. Set before the network thread starts, never after.
-    var packetsQueued: (@Sendable (_ answerMayWait: Bool) -> Void)?
+    /// (``NetworkLoop/Pump/packetsQueued()``). Set before the network thread starts, never after.
+    var packetsQueued: (@Sendable () -> Void)?
 
     /// Runs `body` while the gate is open, holding it; nil, without running it, when it is not.
-    /// `answerMayWait`: `body` only publishes messages whose acknowledgement may wait for the event
-    /// loop's next wake-up (``AnswerReading``).
-    func whileOpen<R, E: Error>(answerMayWait: Bool = false, _ body: (OpenHandle) throws(E) -> R) throws(E) -> R? {
+    func whileOpen<R, E: Error>(_ body: (OpenHandle) throws(E) -> R) throws(E) -> R? {
         let result = try gate.withLock { gate throws(E) -> R? in
             guard gate == .open else { return nil }
             return try body(OpenHandle(pointer: pointer))
         }
-        if result != nil { packetsQueued?(answerMayWait) }
+        if result != nil { packetsQueued?() }
         return result
     }
 
@@ -146,7 +143,7 @@ final class MosquittoHandle: @unchecked Sendable {
         let (result, open) = gate.withLock { gate in
             (body(gate == .open ? OpenHandle(pointer: pointer) : nil), gate == .open)
         }
-        if open { packetsQueued?(false) }
+        if open { packetsQueued?() }
         return result
     }
 

@@ -147,11 +147,8 @@ final class OutboxDrainer: Service, CustomStringConvertible, Sendable {
         rounds.withLock { $0.inFlight = round }
         let full = records.count == Self.batchSize
         let indices = records.map(\.index)
-        // A live point (one at a time) has its PUBREC read at the loop's next wake-up, a backlog's
-        // at once (``MQTTClient/publishInOrder(_:acknowledgementMayWait:completion:)``).
         await client.publishInOrder(
-            records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) },
-            acknowledgementMayWait: records.count == 1
+            records.map { MQTTMessage(topic: $0.topic, payload: $0.payload, qos: .exactlyOnce, properties: .json) }
         ) { [self] acknowledged, failure in
             batchEnded(indices: indices, acknowledged: acknowledged, failure: failure, full: full)
         }
