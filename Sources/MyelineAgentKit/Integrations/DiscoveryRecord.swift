@@ -8,9 +8,8 @@ import Logging
 /// prefix) removes exactly what an earlier run published, and nothing when it never published.
 ///
 /// Read and written on the state directory's blocking executor (the agent's journal's), never on
-/// the cooperative pool, and written
-/// the one way the agent writes a file whole: `FileIO.writeAtomically`, flushed, so that a power
-/// cut leaves the old list or the new one.
+/// the cooperative pool, and written the one way the agent writes a file whole:
+/// `FileIO.writeAtomically`, flushed, so that a power cut leaves the old list or the new one.
 struct DiscoveryRecord {
     let directory: String
     let path: String
